@@ -1,0 +1,40 @@
+#include "engine/str_util.h"
+#include "engine/change.h"
+
+namespace rindle {
+
+nlohmann::json TreeNodeToJson(const TreeNode& node) {
+  nlohmann::json rels = nlohmann::json::object();
+  for (const auto& [alias, children] : node.relationships) rels[alias] = TreeToJson(children);
+  return {{"row", RowToJson(*node.row)}, {"rels", rels}};
+}
+
+nlohmann::json TreeToJson(const std::vector<TreeNode>& nodes) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& n : nodes) out.push_back(TreeNodeToJson(n));
+  return out;
+}
+
+nlohmann::json ChangeEventToJson(const ChangeEvent& e) {
+  nlohmann::json path = nlohmann::json::array();
+  for (const auto& step : e.path) path.push_back({step.alias, RowToJson(*step.parent_row)});
+  nlohmann::json out = {{"path", path}};
+  switch (e.op.kind) {
+    case ChangeOp::Kind::kAdd:
+      out["op"] = "add";
+      out["node"] = TreeNodeToJson(e.op.node);
+      break;
+    case ChangeOp::Kind::kRemove:
+      out["op"] = "remove";
+      out["row"] = RowToJson(*e.op.row);
+      break;
+    case ChangeOp::Kind::kEdit:
+      out["op"] = "edit";
+      out["old"] = RowToJson(*e.op.old_row);
+      out["new"] = RowToJson(*e.op.new_row);
+      break;
+  }
+  return out;
+}
+
+}  // namespace rindle

@@ -1,0 +1,114 @@
+// table.h — one table's storage (a "source" in Zero's terms): the live `head` rows keyed by
+// primary key, ordered secondary indexes created on demand per sort, and — for a tracked
+// (non-local) table — the `sync` baseline kept as an overlay of the rows where sync differs from
+// head. Holds state; not thread-safe.
+//
+// Rows are full-width positional (schema.h) and shared (change.h Row). An index orders rows by a
+// SortPart list that always ends with the pk columns, so every index is a total order. Writes go
+// through Put(pk, new) which keeps every index in step and reports the previous row. Put never
+// validates: the Db checks preconditions first. Source: ARCHITECTURE.md §7 "Sources"; seed 000
+// §1.3 (sync beside head).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/btree_map.h"
+#include "absl/container/btree_set.h"
+#include "engine/change.h"
+#include "engine/query_shape.h"
+#include "engine/schema.h"
+
+namespace rindle {
+
+struct PkLess {
+  bool operator()(const RowValues& a, const RowValues& b) const {
+    return CompareRowValues(a, b) < 0;
+  }
+};
+
+// Orders full rows by a sort spec; transparent so a cursor probe can seek (see CursorProbe).
+struct CursorProbe {
+  const std::vector<std::pair<int, Value>>* values;  // (column, value) for leading sort columns
+  bool after_equal;  // true: the probe sits after every row equal on those columns
+};
+
+struct RowOrderLess {
+  using is_transparent = void;
+  const std::vector<SortPart>* sort;
+  bool operator()(const Row& a, const Row& b) const {
+    return CompareBySort(*sort, *a, *b) < 0;
+  }
+  int CompareProbe(const Row& a, const CursorProbe& p) const;  // row vs probe
+  bool operator()(const Row& a, const CursorProbe& p) const { return CompareProbe(a, p) < 0; }
+  bool operator()(const CursorProbe& p, const Row& a) const { return CompareProbe(a, p) > 0; }
+};
+
+using RowIndexSet = absl::btree_set<Row, RowOrderLess>;
+
+// The net change of one pk over a span of writes (nullptr = absent).
+struct NetChange {
+  Row before;
+  Row after;
+};
+using TableNetChanges = absl::btree_map<RowValues, NetChange, PkLess>;
+using NetChangeSet = std::map<std::string, TableNetChanges, std::less<>>;
+
+class Table {
+ public:
+  Table(std::string name, TableSpec spec, bool local);
+
+  const std::string& name() const { return name_; }
+  const TableSpec& spec() const { return spec_; }
+  bool local() const { return local_; }
+  size_t size() const { return rows_.size(); }
+
+  // The head row at pk, or nullptr.
+  Row Find(const RowValues& pk) const;
+  // Sets head[pk] = row (nullptr erases) in every index; returns the previous row (or nullptr).
+  // For a tracked table, `optimistic` writes record the pre-write row into the sync overlay the
+  // first time a pk is touched; rebase writes (optimistic=false) do not.
+  Row Put(const RowValues& pk, Row row, bool optimistic);
+
+  // An index ordered by `sort` (which must end with the pk columns); created on first acquire,
+  // dropped when the last holder releases it.
+  const RowIndexSet& AcquireIndex(const std::vector<SortPart>& sort);
+  void ReleaseIndex(const std::vector<SortPart>& sort);
+  // Sort parts of the pk, ascending.
+  std::vector<SortPart> PkSort() const;
+
+  // Head rows in pk order.
+  std::vector<RowValues> HeadRows() const;
+  // Sync rows in pk order (head with the overlay applied).
+  std::vector<RowValues> SyncRows() const;
+  // The sync row at pk (nullptr when absent in sync).
+  Row SyncFind(const RowValues& pk) const;
+  // pk → sync row for every pk where sync may differ from head.
+  const absl::btree_map<RowValues, Row, PkLess>& sync_overlay() const { return overlay_; }
+  void ClearSyncOverlay() { overlay_.clear(); }
+  // Restores an overlay entry (txn rollback): nullopt removes it.
+  void SetOverlayEntry(const RowValues& pk, std::optional<Row> sync_row);
+  std::optional<Row> OverlayEntry(const RowValues& pk) const;
+
+  size_t live_index_refs() const;
+
+ private:
+  struct Index {
+    std::unique_ptr<std::vector<SortPart>> sort;  // stable address for the comparator
+    std::unique_ptr<RowIndexSet> set;
+    int refs = 0;
+  };
+  static std::string SortKey(const std::vector<SortPart>& sort);
+
+  std::string name_;
+  TableSpec spec_;
+  bool local_;
+  absl::btree_map<RowValues, Row, PkLess> rows_;
+  std::map<std::string, Index> indexes_;
+  absl::btree_map<RowValues, Row, PkLess> overlay_;  // sync value (nullptr = absent in sync)
+};
+
+}  // namespace rindle
