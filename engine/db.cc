@@ -164,7 +164,7 @@ absl::Status Db::ServerBatchBegin(std::string_view source_key,
   }
   // Phase 1 (nothing mutated yet): validate and compute the target sync state for every pk that
   // may differ: the overlay's (optimistically written) pks and the delta's pks.
-  std::map<std::string, absl::btree_map<RowValues, Row, PkLess>, std::less<>> target;
+  std::map<std::string, absl::btree_map<RowValues, Row, RowKeyLess>, std::less<>> target;
   for (const auto& [name, table] : tables_) {
     if (table->local()) continue;
     auto& tt = target[name];

@@ -73,14 +73,14 @@ struct PatternChar {
 
 }  // namespace
 
-std::string Utf8Lower(std::string_view s) {
+std::string SqlLowerUtf8(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (uint32_t cp : Decode(s)) Encode(LowerCp(cp), out);
   return out;
 }
 
-bool LikeMatch(std::string_view text_in, std::string_view pattern_in, bool case_insensitive) {
+bool SqlLikeMatch(std::string_view text_in, std::string_view pattern_in, bool case_insensitive) {
   std::vector<uint32_t> text = Decode(text_in);
   std::vector<uint32_t> raw = Decode(pattern_in);
   if (case_insensitive) {

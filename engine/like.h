@@ -11,8 +11,8 @@
 
 namespace rindle {
 
-bool LikeMatch(std::string_view text, std::string_view pattern, bool case_insensitive);
+bool SqlLikeMatch(std::string_view text, std::string_view pattern, bool case_insensitive);
 // Lower-cases `s` (the ILIKE folding above).
-std::string Utf8Lower(std::string_view s);
+std::string SqlLowerUtf8(std::string_view s);
 
 }  // namespace rindle

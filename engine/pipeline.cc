@@ -117,7 +117,7 @@ std::vector<ChangeEvent> Pipeline::Process(const NetChangeSet& changes) {
   const std::vector<SortPart>& sort = *sort_;
 
   // pk → (row in the window before, row in the window now).
-  absl::btree_map<RowValues, NetChange, PkLess> delta;
+  absl::btree_map<RowValues, NetChange, RowKeyLess> delta;
   auto touch = [&](const Row& row) -> NetChange& {
     RowValues pk = table_->spec().PkOf(*row);
     auto it = delta.find(pk);

@@ -44,7 +44,7 @@ bool EvalSimple(SimpleOp op, const Value& l, const Value& r) {
     case SimpleOp::kNotILike: {
       if (!l.is_string() || !r.is_string()) return false;
       const bool ci = op == SimpleOp::kILike || op == SimpleOp::kNotILike;
-      const bool m = LikeMatch(l.as_string(), r.as_string(), ci);
+      const bool m = SqlLikeMatch(l.as_string(), r.as_string(), ci);
       return (op == SimpleOp::kLike || op == SimpleOp::kILike) ? m : !m;
     }
     default: return false;

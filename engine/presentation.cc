@@ -1,4 +1,3 @@
-#include "engine/str_util.h"
 #include "engine/presentation.h"
 
 #include <set>

@@ -97,7 +97,7 @@ Row Table::SyncFind(const RowValues& pk) const {
 }
 
 std::vector<RowValues> Table::SyncRows() const {
-  absl::btree_map<RowValues, Row, PkLess> merged(rows_.begin(), rows_.end());
+  absl::btree_map<RowValues, Row, RowKeyLess> merged(rows_.begin(), rows_.end());
   for (const auto& [pk, row] : overlay_) {
     if (row) {
       merged[pk] = row;

@@ -24,7 +24,7 @@
 
 namespace rindle {
 
-struct PkLess {
+struct RowKeyLess {
   bool operator()(const RowValues& a, const RowValues& b) const {
     return CompareRowValues(a, b) < 0;
   }
@@ -54,7 +54,7 @@ struct NetChange {
   Row before;
   Row after;
 };
-using TableNetChanges = absl::btree_map<RowValues, NetChange, PkLess>;
+using TableNetChanges = absl::btree_map<RowValues, NetChange, RowKeyLess>;
 using NetChangeSet = std::map<std::string, TableNetChanges, std::less<>>;
 
 class Table {
@@ -87,7 +87,7 @@ class Table {
   // The sync row at pk (nullptr when absent in sync).
   Row SyncFind(const RowValues& pk) const;
   // pk → sync row for every pk where sync may differ from head.
-  const absl::btree_map<RowValues, Row, PkLess>& sync_overlay() const { return overlay_; }
+  const absl::btree_map<RowValues, Row, RowKeyLess>& sync_overlay() const { return overlay_; }
   void ClearSyncOverlay() { overlay_.clear(); }
   // Restores an overlay entry (txn rollback): nullopt removes it.
   void SetOverlayEntry(const RowValues& pk, std::optional<Row> sync_row);
@@ -106,9 +106,9 @@ class Table {
   std::string name_;
   TableSpec spec_;
   bool local_;
-  absl::btree_map<RowValues, Row, PkLess> rows_;
+  absl::btree_map<RowValues, Row, RowKeyLess> rows_;
   std::map<std::string, Index> indexes_;
-  absl::btree_map<RowValues, Row, PkLess> overlay_;  // sync value (nullptr = absent in sync)
+  absl::btree_map<RowValues, Row, RowKeyLess> overlay_;  // sync value (nullptr = absent in sync)
 };
 
 }  // namespace rindle

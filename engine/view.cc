@@ -16,7 +16,7 @@ struct ResultView::Level {
       : shape(s), rows(RowOrderLess{&s->sort}) {}
   const QueryShape* shape;
   absl::btree_map<Row, Node, RowOrderLess> rows;
-  absl::btree_map<RowValues, Row, PkLess> by_pk;
+  absl::btree_map<RowValues, Row, RowKeyLess> by_pk;
 
   RowValues Pk(const RowValues& row) const { return shape->spec.PkOf(row); }
 

@@ -1,0 +1,59 @@
+// replay_test.cc — replays every saved scenario in corpus/ (RINDLE_CORPUS_DIR) forever: one
+// test per *.json file, judged by the scenario's own "expect" (sim/scenario.h). A corrupt file
+// fails its test with the load error; an empty corpus skips.
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "sim/scenario.h"
+
+#ifndef RINDLE_CORPUS_DIR
+#error "RINDLE_CORPUS_DIR must name the corpus directory"
+#endif
+
+namespace rindle::sim {
+namespace {
+
+std::vector<std::string> CorpusFiles() {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(RINDLE_CORPUS_DIR, ec)) {
+    if (entry.path().extension() == ".json") files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+class CorpusReplayTest : public testing::TestWithParam<std::string> {};
+
+TEST_P(CorpusReplayTest, MeetsItsExpectation) {
+  const std::string& path = GetParam();
+  absl::StatusOr<Scenario> scenario = LoadScenario(path);
+  ASSERT_TRUE(scenario.ok()) << scenario.status().message();
+  const RunResult result = RunScenario(*scenario);
+  const ScenarioVerdict verdict = JudgeScenario(*scenario, result);
+  EXPECT_TRUE(verdict.pass) << path << ": " << verdict.explanation
+                            << "\n(reproduce: rindle-sim replay " << path << ")";
+}
+
+std::string TestName(const testing::TestParamInfo<std::string>& info) {
+  std::string name = std::filesystem::path(info.param).stem().string();
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name + "_" + std::to_string(info.index);
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, CorpusReplayTest, testing::ValuesIn(CorpusFiles()), TestName);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(CorpusReplayTest);
+
+TEST(CorpusTest, HasScenarios) {
+  if (CorpusFiles().empty()) GTEST_SKIP() << "no *.json scenarios in " << RINDLE_CORPUS_DIR;
+  SUCCEED();
+}
+
+}  // namespace
+}  // namespace rindle::sim

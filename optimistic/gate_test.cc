@@ -1,0 +1,75 @@
+// The §5.1 coherence gate: (cv, arrival) release, stale batches, hello supersession, overflow,
+// restart reset.
+#include "optimistic/gate.h"
+
+#include "gtest/gtest.h"
+
+namespace rindle {
+namespace {
+
+NormalizedEvent Ev(NormalizedEvent::Type type, int64_t cv) {
+  NormalizedEvent ev;
+  ev.type = type;
+  ev.cv = cv;
+  return ev;
+}
+constexpr auto kSnap = NormalizedEvent::Type::kSnapshot;
+constexpr auto kBatch = NormalizedEvent::Type::kBatch;
+
+TEST(GateTest, ReleasesFramesAtOrBelowCvMinInCvThenArrivalOrder) {
+  SourceGate g("daemon", 100);
+  g.OnData(1, Ev(kBatch, 3));
+  g.OnData(2, Ev(kBatch, 2));
+  g.OnData(3, Ev(kBatch, 3));
+  g.OnData(4, Ev(kBatch, 5));
+  auto out = g.Release(3);
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].qid, 2);
+  EXPECT_EQ(out[1].qid, 1);
+  EXPECT_EQ(out[2].qid, 3);
+  EXPECT_EQ(g.buffered(), 1u);
+  EXPECT_EQ(g.applied_cv(), 3);
+  EXPECT_EQ(g.Release(2).size(), 0u);
+  EXPECT_EQ(g.applied_cv(), 3);  // monotone
+}
+
+TEST(GateTest, StaleBatchIsIgnoredButASnapshotStillBuffers) {
+  SourceGate g("daemon", 100);
+  g.Release(5);
+  EXPECT_EQ(g.OnData(1, Ev(kBatch, 5)), SourceGate::Admit::kStale);
+  EXPECT_EQ(g.OnData(1, Ev(kBatch, 4)), SourceGate::Admit::kStale);
+  EXPECT_EQ(g.OnData(1, Ev(kSnap, 4)), SourceGate::Admit::kBuffered);
+  EXPECT_EQ(g.OnData(1, Ev(kBatch, 6)), SourceGate::Admit::kBuffered);
+  EXPECT_EQ(g.buffered(), 2u);
+}
+
+TEST(GateTest, HelloDropsOnlyThatQidsFrames) {
+  SourceGate g("daemon", 100);
+  g.OnData(1, Ev(kSnap, 1));
+  g.OnData(2, Ev(kSnap, 1));
+  g.OnData(1, Ev(kBatch, 2));
+  EXPECT_EQ(g.OnHello(1), 2u);
+  ASSERT_EQ(g.buffered(), 1u);
+  EXPECT_EQ(g.buffer()[0].qid, 2);
+}
+
+TEST(GateTest, OverflowClearsTheBuffer) {
+  SourceGate g("daemon", 2);
+  EXPECT_EQ(g.OnData(1, Ev(kBatch, 1)), SourceGate::Admit::kBuffered);
+  EXPECT_EQ(g.OnData(1, Ev(kBatch, 2)), SourceGate::Admit::kBuffered);
+  EXPECT_EQ(g.OnData(1, Ev(kBatch, 3)), SourceGate::Admit::kOverflow);
+  EXPECT_EQ(g.buffered(), 0u);
+}
+
+TEST(GateTest, ResetClearsBufferAndAppliedCv) {
+  SourceGate g("daemon", 10);
+  g.Release(9);
+  g.OnData(1, Ev(kBatch, 10));
+  g.Reset();
+  EXPECT_EQ(g.buffered(), 0u);
+  EXPECT_EQ(g.applied_cv(), 0);
+  EXPECT_EQ(g.OnData(1, Ev(kBatch, 1)), SourceGate::Admit::kBuffered);
+}
+
+}  // namespace
+}  // namespace rindle

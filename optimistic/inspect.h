@@ -1,0 +1,106 @@
+// inspect.h — introspection snapshots of an OptimisticBackend (seed 002 `__inspect` /
+// `PendingInspect` / `__inspectDomains`, DEBUG-TOOLS-BROWSER-DESIGN §2/§4.1). Plain value types
+// with a JSON form for traces; no logic beyond serialization.
+//
+//   Inspect          — the daemon-domain scalars: pending entries (key "m:<mid>", mid, seq,
+//                      name, args, domain, tables = touched, writes flattened in (table, pk-key)
+//                      order, reads), confirmedLmid (= watermark["daemon"]), nextMid,
+//                      appliedCv, bufferedFrames, pendingTables (sorted).
+//   DomainsInspect   — per-domain nextMid / watermark, per-gate appliedCv / bufferedFrames, and
+//                      pending {mid, seq, name, domain} in pending (creation) order.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+#include "optimistic/write_set.h"
+
+namespace rindle {
+
+struct PendingInspect {
+  std::string key;
+  std::optional<int64_t> mid;
+  std::optional<int64_t> seq;
+  std::string name;
+  nlohmann::json args;
+  std::string domain;
+  std::vector<std::string> tables;
+  std::vector<WriteRecord> writes;
+  ReadLog reads;
+
+  nlohmann::json ToJson() const {
+    nlohmann::json w = nlohmann::json::array();
+    for (const auto& r : writes) w.push_back(r.ToJson());
+    return {{"key", key},
+            {"mid", mid ? nlohmann::json(*mid) : nlohmann::json(nullptr)},
+            {"seq", seq ? nlohmann::json(*seq) : nlohmann::json(nullptr)},
+            {"name", name},
+            {"args", args},
+            {"domain", domain},
+            {"tables", tables},
+            {"writes", std::move(w)},
+            {"reads", reads.ToJson()}};
+  }
+};
+
+struct Inspect {
+  std::vector<PendingInspect> pending;
+  int64_t confirmed_lmid = 0;
+  int64_t next_mid = 1;
+  int64_t applied_cv = 0;
+  size_t buffered_frames = 0;
+  std::vector<std::string> pending_tables;
+
+  nlohmann::json ToJson() const {
+    nlohmann::json p = nlohmann::json::array();
+    for (const auto& e : pending) p.push_back(e.ToJson());
+    return {{"pending", std::move(p)},
+            {"confirmedLmid", confirmed_lmid},
+            {"nextMid", next_mid},
+            {"appliedCv", applied_cv},
+            {"bufferedFrames", buffered_frames},
+            {"pendingTables", pending_tables}};
+  }
+};
+
+struct GateInspect {
+  int64_t applied_cv = 0;
+  size_t buffered_frames = 0;
+};
+
+struct DomainPendingInspect {
+  std::optional<int64_t> mid;
+  std::optional<int64_t> seq;
+  std::string name;
+  std::string domain;
+};
+
+struct DomainsInspect {
+  std::map<std::string, int64_t> next_mid;
+  std::map<std::string, int64_t> watermark;
+  std::map<std::string, GateInspect> gates;
+  std::vector<DomainPendingInspect> pending;
+
+  nlohmann::json ToJson() const {
+    nlohmann::json g = nlohmann::json::object();
+    for (const auto& [k, v] : gates) {
+      g[k] = {{"appliedCv", v.applied_cv}, {"bufferedFrames", v.buffered_frames}};
+    }
+    nlohmann::json p = nlohmann::json::array();
+    for (const auto& e : pending) {
+      p.push_back({{"mid", e.mid ? nlohmann::json(*e.mid) : nlohmann::json(nullptr)},
+                   {"seq", e.seq ? nlohmann::json(*e.seq) : nlohmann::json(nullptr)},
+                   {"name", e.name},
+                   {"domain", e.domain}});
+    }
+    return {{"nextMid", next_mid}, {"watermark", watermark}, {"gates", std::move(g)},
+            {"pending", std::move(p)}};
+  }
+};
+
+}  // namespace rindle

@@ -1,0 +1,91 @@
+// tracking_tx.h — the client MutationTx over an engine WriteTxn (seed 002 `trackingTx`, §3.2
+// #1/#2/#3, M1 of 201-LOCAL-ONLY-TABLES). Holds per-invocation state: the captured WriteSet, the
+// optional ReadLog, and the first engine failure.
+//
+// Shapes: keyed rows are JSON objects {column: value}; positional rows are full-width RowValues
+// in the table's column order (TableSpec). A JSON object/array given for a `json` column is
+// stored as its compact dump. Reads return full-width rows (keyed reads: every column).
+//
+// Validation (all InvalidArgument, naming the table/column and listing the valid names):
+//   unknown table       — `unknown table "x" — tables: a, b`
+//   unknown column      — `table "t": unknown column "c" — columns: id, title`
+//   missing pk column   — update/delete/row/insert need every pk column
+//   missing non-nullable column — insert/upsert/insertIgnore (full rows)
+//   bad row             — TableSpec::CheckRow's message (width / type / null pk)
+// M1: reading or writing a local-only table is FailedPrecondition naming the table.
+// Raw write preconditions are checked HERE, before the engine is touched (Add: pk absent →
+// else AlreadyExists; Remove: stored row equals → else FailedPrecondition; Edit: old equals the
+// stored row and a moved-to pk is absent), so a refused write never reaches (or poisons) the
+// engine's txn. If the engine nevertheless fails an op, the txn is rolled back by the engine and
+// `failure()` keeps that status (the invocation must then fail even if the mutator swallowed it).
+//
+// Recording: every write lands in the WriteSet (coalescing matrix, write_set.h); with a ReadLog
+// the public Get/GetRow and the keyed writers' pre-existence probes record ReadRecords and Query
+// records its AST. The internal precondition probes are not recorded.
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "engine/db.h"
+#include "engine/schema.h"
+#include "optimistic/mutation_tx.h"
+#include "optimistic/write_set.h"
+
+namespace rindle {
+
+class TrackingTx : public MutationTx {
+ public:
+  // All pointers must outlive this object. `reads` may be null (recording off).
+  TrackingTx(WriteTxn* txn, const Schema* schema, const std::set<std::string>* local_tables,
+             WriteSet* writes, ReadLog* reads);
+
+  absl::StatusOr<std::optional<RowValues>> Get(std::string_view table,
+                                               const RowValues& pk) override;
+  absl::StatusOr<std::optional<KeyedRow>> GetRow(std::string_view table,
+                                                 const KeyedRow& pk) override;
+  absl::StatusOr<std::vector<TreeNode>> Query(const Ast& ast) override;
+  absl::Status Add(std::string_view table, const RowValues& row) override;
+  absl::Status Remove(std::string_view table, const RowValues& row) override;
+  absl::Status Edit(std::string_view table, const RowValues& old_row,
+                    const RowValues& new_row) override;
+  absl::Status Insert(std::string_view table, const KeyedRow& row) override;
+  absl::Status Update(std::string_view table, const KeyedRow& row) override;
+  absl::Status Upsert(std::string_view table, const KeyedRow& row) override;
+  absl::Status InsertIgnore(std::string_view table, const KeyedRow& row) override;
+  absl::Status Delete(std::string_view table, const KeyedRow& pk) override;
+
+  // The first engine-level failure (the txn is dead after it), OK otherwise.
+  const absl::Status& failure() const { return failure_; }
+
+ private:
+  absl::StatusOr<const TableSpec*> Spec(std::string_view table) const;
+  absl::StatusOr<const TableSpec*> Access(std::string_view table, const char* what) const;
+  absl::StatusOr<std::optional<RowValues>> RawGet(const std::string& table, const RowValues& pk);
+  absl::StatusOr<std::optional<RowValues>> RecordedGet(const std::string& table,
+                                                       const RowValues& pk);
+  // Checks the keys of a keyed row: every key a column; `full` ⇒ every non-nullable column
+  // present, else every pk column present.
+  absl::Status CheckColumns(std::string_view table, const TableSpec& spec, const KeyedRow& row,
+                            bool full) const;
+  absl::StatusOr<RowValues> PkCells(std::string_view table, const TableSpec& spec,
+                                    const KeyedRow& row) const;
+  absl::StatusOr<RowValues> FullCells(std::string_view table, const TableSpec& spec,
+                                      const KeyedRow& row) const;
+  KeyedRow ToKeyed(const TableSpec& spec, const RowValues& row) const;
+  absl::Status Engine(absl::Status s);
+
+  WriteTxn* txn_;
+  const Schema* schema_;
+  const std::set<std::string>* local_tables_;
+  WriteSet* writes_;
+  ReadLog* reads_;
+  absl::Status failure_;
+};
+
+}  // namespace rindle

@@ -1,0 +1,195 @@
+#include "oracles/ledger_oracle.h"
+
+#include "engine/str_util.h"
+
+namespace rindle {
+namespace {
+
+struct MidRecord {
+  std::string name;
+  nlohmann::json args;
+  MidFate fate = MidFate::kPending;
+};
+
+struct DomainState {
+  int64_t base = 0;          // adopted lmid: mids ≤ base belong to an earlier session
+  int64_t last_issued = 0;   // highest issued mid (≥ base)
+  std::optional<int64_t> watermark;
+  std::map<int64_t, MidRecord> mids;
+};
+
+using Key = std::pair<std::string, std::string>;
+
+std::string Where(const std::string& client, const std::string& domain, size_t event) {
+  return StrCat("ledger event ", event, ": client \"", client, "\" domain \"", domain, "\"");
+}
+
+}  // namespace
+
+std::string_view MidFateName(MidFate f) {
+  switch (f) {
+    case MidFate::kPending: return "pending";
+    case MidFate::kApplied: return "applied";
+    case MidFate::kBurnt: return "burnt";
+    case MidFate::kRejected: return "rejected";
+    case MidFate::kDeopted: return "deopted";
+  }
+  return "?";
+}
+
+void LedgerOracle::Adopt(const std::string& client, const std::string& domain, int64_t lmid) {
+  Event e{Event::Kind::kAdopt, client, domain, lmid, {}, {}, MidFate::kPending, {}, 0};
+  events_.push_back(std::move(e));
+}
+
+void LedgerOracle::Issue(const std::string& client, const std::string& domain, int64_t mid,
+                         const std::string& name, const nlohmann::json& args) {
+  events_.push_back({Event::Kind::kIssue, client, domain, mid, name, args, MidFate::kPending, {},
+                     0});
+}
+
+void LedgerOracle::SetFate(const std::string& client, const std::string& domain, int64_t mid,
+                           MidFate fate, const std::string& reason) {
+  events_.push_back({Event::Kind::kFate, client, domain, mid, {}, {}, fate, reason, 0});
+}
+
+void LedgerOracle::Deopt(const std::string& client, const std::string& domain, int64_t mid,
+                         int64_t daemon_mid) {
+  events_.push_back(
+      {Event::Kind::kDeopt, client, domain, mid, {}, {}, MidFate::kDeopted, {}, daemon_mid});
+}
+
+void LedgerOracle::ObserveWatermark(const std::string& client, const std::string& domain,
+                                    int64_t watermark) {
+  events_.push_back(
+      {Event::Kind::kWatermark, client, domain, watermark, {}, {}, MidFate::kPending, {}, 0});
+}
+
+absl::Status LedgerOracle::Check() const {
+  std::map<Key, DomainState> states;
+  struct PendingDeopt {
+    size_t event;
+    std::string client, domain;
+    int64_t mid, daemon_mid;
+    std::string name;
+    nlohmann::json args;
+  };
+  std::vector<PendingDeopt> deopts;
+  auto fate_change = [](MidRecord& r, MidFate f, const std::string& where,
+                        int64_t mid) -> absl::Status {
+    if (r.fate != MidFate::kPending && r.fate != f) {
+      return absl::FailedPreconditionError(StrCat(where, ": mid ", mid, " is already ",
+                                                  MidFateName(r.fate), ", cannot become ",
+                                                  MidFateName(f)));
+    }
+    r.fate = f;
+    return absl::OkStatus();
+  };
+  for (size_t i = 0; i < events_.size(); ++i) {
+    const Event& e = events_[i];
+    DomainState& d = states[{e.client, e.domain}];
+    const std::string where = Where(e.client, e.domain, i);
+    switch (e.kind) {
+      case Event::Kind::kAdopt:
+        if (e.mid < d.last_issued) {
+          return absl::FailedPreconditionError(StrCat(where, ": adopting lmid ", e.mid,
+                                                      " below the highest issued mid ",
+                                                      d.last_issued));
+        }
+        d.base = e.mid;
+        d.last_issued = e.mid;
+        break;
+      case Event::Kind::kIssue: {
+        if (e.mid <= d.base) {
+          return absl::FailedPreconditionError(
+              StrCat(where, ": issued mid ", e.mid, " but the next mid is ", d.last_issued + 1,
+                     d.base > 0 ? StrCat(" (at or below the adopted lmid ", d.base, ")")
+                                : std::string(" (mids start at 1)")));
+        }
+        auto it = d.mids.find(e.mid);
+        if (it != d.mids.end()) {
+          if (it->second.name != e.name || it->second.args != e.args) {
+            return absl::FailedPreconditionError(StrCat(
+                where, ": mid ", e.mid, " reused: first issued as ", it->second.name, " ",
+                it->second.args.dump(), ", now as ", e.name, " ", e.args.dump()));
+          }
+          break;  // a resend
+        }
+        if (e.mid != d.last_issued + 1) {
+          return absl::FailedPreconditionError(StrCat(where, ": issued mid ", e.mid,
+                                                      " but the next mid is ",
+                                                      d.last_issued + 1, " (gap)"));
+        }
+        d.mids[e.mid] = MidRecord{e.name, e.args, MidFate::kPending};
+        d.last_issued = e.mid;
+        break;
+      }
+      case Event::Kind::kFate:
+      case Event::Kind::kDeopt: {
+        auto it = d.mids.find(e.mid);
+        if (it == d.mids.end()) {
+          return absl::FailedPreconditionError(StrCat(where, ": fate ", MidFateName(e.fate),
+                                                      " for mid ", e.mid,
+                                                      ", which was never issued"));
+        }
+        absl::Status s = fate_change(it->second, e.fate, where, e.mid);
+        if (!s.ok()) return s;
+        if (e.kind == Event::Kind::kDeopt) {
+          deopts.push_back({i, e.client, e.domain, e.mid, e.daemon_mid, it->second.name,
+                            it->second.args});
+        }
+        break;
+      }
+      case Event::Kind::kWatermark:
+        if (d.watermark && e.mid < *d.watermark) {
+          return absl::FailedPreconditionError(StrCat(where, ": watermark went backwards from ",
+                                                      *d.watermark, " to ", e.mid));
+        }
+        if (e.mid > d.last_issued) {
+          return absl::FailedPreconditionError(StrCat(where, ": watermark ", e.mid,
+                                                      " confirms a mid never issued (highest "
+                                                      "issued: ",
+                                                      d.last_issued, ")"));
+        }
+        d.watermark = e.mid;
+        break;
+    }
+  }
+  for (const PendingDeopt& p : deopts) {
+    const std::string where = Where(p.client, p.domain, p.event);
+    auto st = states.find({p.client, "daemon"});
+    const MidRecord* r = nullptr;
+    if (st != states.end()) {
+      auto it = st->second.mids.find(p.daemon_mid);
+      if (it != st->second.mids.end()) r = &it->second;
+    }
+    if (r == nullptr) {
+      return absl::FailedPreconditionError(StrCat(where, ": mid ", p.mid,
+                                                  " deopted to daemon mid ", p.daemon_mid,
+                                                  ", which was never issued"));
+    }
+    if (r->name != p.name || r->args != p.args) {
+      return absl::FailedPreconditionError(
+          StrCat(where, ": mid ", p.mid, " (", p.name, ") deopted to daemon mid ", p.daemon_mid,
+                 ", which was issued as a different mutation (", r->name, ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::map<std::pair<std::string, std::string>, std::map<int64_t, MidFate>> LedgerOracle::Fates()
+    const {
+  std::map<std::pair<std::string, std::string>, std::map<int64_t, MidFate>> out;
+  for (const Event& e : events_) {
+    auto& m = out[{e.client, e.domain}];
+    if (e.kind == Event::Kind::kIssue) {
+      m.emplace(e.mid, MidFate::kPending);
+    } else if (e.kind == Event::Kind::kFate || e.kind == Event::Kind::kDeopt) {
+      auto it = m.find(e.mid);
+      if (it != m.end() && it->second == MidFate::kPending) it->second = e.fate;
+    }
+  }
+  return out;
+}
+
+}  // namespace rindle

@@ -1,0 +1,79 @@
+#include "properties/invariants.h"
+
+#include <algorithm>
+
+#include "engine/str_util.h"
+#include "oracles/diff.h"
+#include "oracles/fresh_query.h"
+
+namespace rindle::props {
+
+PlainTables PlainTablesOf(const Db& db, const Schema& schema, bool sync) {
+  PlainTables out;
+  for (const auto& [name, spec] : schema) {
+    auto rows = sync ? db.SyncRows(name) : db.TableRows(name);
+    PlainTable& t = out[name];
+    if (!rows.ok()) continue;
+    for (auto& r : *rows) t.emplace(spec.PkOf(r), std::move(r));
+  }
+  return out;
+}
+
+MaybeViolation CheckTreeMatchesFresh(const std::string& who, const std::vector<TreeNode>& tree,
+                                     const Ast& ast, const PlainTables& tables,
+                                     const Schema& schema, const std::string& property) {
+  auto fresh = FreshQuery(ast, tables, schema);
+  if (!fresh.ok()) {
+    return Violation{property, StrCat(who, ": the oracle rejected the query: ",
+                                      fresh.status().message())};
+  }
+  const nlohmann::json expected = TreeToJson(*fresh);
+  const nlohmann::json actual = TreeToJson(tree);
+  if (expected == actual) return std::nullopt;
+  return Violation{property, StrCat(who, ": ", JsonDiff(expected, actual))};
+}
+
+MaybeViolation CheckViewMatchesFresh(const std::string& who, const ResultView& view,
+                                     const Ast& ast, const PlainTables& tables,
+                                     const Schema& schema) {
+  return CheckTreeMatchesFresh(who, view.Tree(), ast, tables, schema, "view==fresh");
+}
+
+MaybeViolation CheckHeadIsSyncPlusPending(const std::string& who, const Db& db,
+                                          const Schema& schema,
+                                          const std::vector<PendingMutation>& pending,
+                                          const std::map<std::string, Mutator>& mutators) {
+  PlainStore store(schema);
+  PlainTables sync = PlainTablesOf(db, schema, /*sync=*/true);
+  for (const auto& [table, rows] : sync) {
+    for (const auto& [pk, row] : rows) {
+      if (auto s = store.Add(table, row); !s.ok()) {
+        return Violation{"head==sync+pending", StrCat(who, ": sync row rejected: ", s.message())};
+      }
+    }
+  }
+  std::vector<const PendingMutation*> order;
+  for (const auto& p : pending) order.push_back(&p);
+  // Replay order: dealt seq ascending, undealt (folds) last in creation order (seed 002 §4.1).
+  std::stable_sort(order.begin(), order.end(), [](const PendingMutation* a, const PendingMutation* b) {
+    if (!a->seq.has_value()) return false;
+    if (!b->seq.has_value()) return true;
+    return *a->seq < *b->seq;
+  });
+  for (const PendingMutation* p : order) {
+    auto m = mutators.find(p->name);
+    if (m == mutators.end()) {
+      return Violation{"head==sync+pending", StrCat(who, ": pending mutator \"", p->name,
+                                                    "\" is not registered")};
+    }
+    PlainMutationTx tx(&store);
+    if (m->second(tx, p->args).ok()) tx.Commit();
+  }
+  PlainTables head = PlainTablesOf(db, schema, /*sync=*/false);
+  const nlohmann::json expected = PlainTablesToJson(store.tables());
+  const nlohmann::json actual = PlainTablesToJson(head);
+  if (expected == actual) return std::nullopt;
+  return Violation{"head==sync+pending", StrCat(who, ": ", JsonDiff(expected, actual))};
+}
+
+}  // namespace rindle::props

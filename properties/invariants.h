@@ -1,0 +1,54 @@
+// invariants.h — the simulation properties of SPEC §4, as checks the runner calls after every
+// step and at quiescence. Stateless functions over the state they are handed; each returns the
+// first violation (property name + a minimal expected-vs-actual diff) or nullopt.
+//
+//   view==fresh          every live view equals the fresh-query oracle over the tables of the
+//                        engine that serves it (client head; authority store)
+//   head==sync+pending   a client's head equals its sync baseline with the pending mutations
+//                        re-applied in seq order by the client mutators (oracle plain store)
+//   convergence          at quiescence every client view equals the same query over the
+//                        authority's store
+//   authority-model      the authority's store equals the sequential replay of its processed log
+// Source: SPEC §4 (1, 2, 3); seed 002 §1.3.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/ast.h"
+#include "engine/db.h"
+#include "engine/schema.h"
+#include "engine/view.h"
+#include "optimistic/mutation_tx.h"
+#include "optimistic/pending.h"
+#include "oracles/plain_store.h"
+
+namespace rindle::props {
+
+struct Violation {
+  std::string property;
+  std::string message;
+};
+using MaybeViolation = std::optional<Violation>;
+
+// The head (or sync) rows of `tables` as oracle plain tables.
+PlainTables PlainTablesOf(const Db& db, const Schema& schema, bool sync);
+
+// `view` (a folded result) equals FreshQuery(ast) over `tables`.
+MaybeViolation CheckViewMatchesFresh(const std::string& who, const ResultView& view,
+                                     const Ast& ast, const PlainTables& tables,
+                                     const Schema& schema);
+// A raw result tree equals FreshQuery(ast) over `tables`.
+MaybeViolation CheckTreeMatchesFresh(const std::string& who, const std::vector<TreeNode>& tree,
+                                     const Ast& ast, const PlainTables& tables,
+                                     const Schema& schema, const std::string& property);
+
+// head == sync ⊕ pending (seq order) for one client engine.
+MaybeViolation CheckHeadIsSyncPlusPending(const std::string& who, const Db& db,
+                                          const Schema& schema,
+                                          const std::vector<PendingMutation>& pending,
+                                          const std::map<std::string, Mutator>& mutators);
+
+}  // namespace rindle::props

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# build.sh — configures and builds everything into ./build (RelWithDebInfo, Ninja, -j2).
+# Extra arguments are passed to the build (e.g. a target name).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build build -j "${JOBS:-2}" "$@"

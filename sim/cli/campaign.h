@@ -1,0 +1,39 @@
+// campaign.h — `rindle-sim fuzz`: runs RunSeed over a seed range in worker processes
+// (worker.h), appends one JSON line per seed to the results file the moment it finishes, prints
+// each failing seed at once, keeps a live progress line on stderr, and ends with a summary and
+// the summed action/fault counters. Stateless entry point.
+//
+// Seeds: the inclusive range [first, last], restricted to seeds with seed % shard.count ==
+// shard.index (so one campaign can be split over machines without coordination), and cut short
+// when a wall-clock time budget runs out (no new seed starts after it; running ones finish).
+// Seeds are dispatched in increasing order; results arrive in completion order.
+//
+// Wall-clock time is used here only for the progress line, the budget and the summary — the
+// CLI is not simulated; every seed's run is a pure function of its seed.
+//
+// Exit codes: 0 every seed passed; 1 at least one seed failed (a crashed worker counts as a
+// failure of property "crash"); 2 the results file cannot be opened or a worker cannot be
+// started; 130 interrupted (SIGINT), after printing the summary of what finished.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "sim/cli/flags.h"
+
+namespace rindle::sim::cli {
+
+struct CampaignOptions {
+  SeedRange seeds;
+  Shard shard;
+  int jobs = 1;
+  std::string out_path = "rindle-sim-results.jsonl";
+  int64_t max_steps = 0;  // 0: RunOptions' default
+  bool quiet = false;     // no progress line
+  std::optional<int64_t> time_budget_ms;
+};
+
+int RunCampaign(const CampaignOptions& options);
+
+}  // namespace rindle::sim::cli

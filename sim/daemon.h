@@ -1,0 +1,121 @@
+// daemon.h — the honest daemon authority (SPEC §2.3): the authoritative store in its own engine,
+// per-client ledgers, `cv` per commit, per-subscription footprint frames, progress frames, and
+// restart. Holds state; driven by the runner through network closures.
+//
+// Envelopes are processed strictly in mid order per client: mid ≤ lmid is a duplicate
+// (acknowledged, ignored); mid == lmid+1 runs the server twin in ONE transaction that also
+// writes the `_rindle_client_mutations` row [clientID, lmid] (confirmation is data, same cv); a
+// twin that fails (or an unknown mutator) is processed as a no-op that still advances lmid (the
+// mid is burnt); a mid beyond the next is held, unacknowledged, until the gap fills.
+// Every processed envelope bumps `cv` by one. A subscription's footprint is every base row of its
+// live view (result rows at every level); after each commit, subscriptions whose view changed get
+// a batch {cv, ops} with the footprint diff, then every connected client gets progress {cvMin =
+// cv}. Registration sends hello (tables and column names), snapshot {cv, footprint} and progress.
+// Restart: a new boot id, cv back to 0, every session and subscription gone; the store and the
+// ledgers are durable. Source: SPEC §2.3; seed 002 lmid-as-data, §7.5.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/db.h"
+#include "optimistic/mutation_tx.h"
+#include "optimistic/source.h"
+#include "sim/frames.h"
+
+namespace rindle::sim {
+
+struct ProcessedEnvelope {
+  std::string client_id;
+  int64_t mid = 0;
+  std::string name;
+  nlohmann::json args;
+  bool applied = false;  // false: burnt (the twin failed)
+  std::string reason;    // why it was burnt
+  int64_t cv = 0;
+};
+
+class DaemonAuthority {
+ public:
+  using Sender = std::function<void(const std::string& client, ServerFrame frame)>;
+
+  // `user_of` maps a client id to its app user (the query context).
+  DaemonAuthority(Schema schema, std::map<std::string, Mutator> twins,
+                  std::map<std::string, std::string> user_of, Sender sender,
+                  std::map<std::string, int64_t>* counters);
+
+  // Loads the initial authoritative rows (one commit, before any client connects).
+  absl::Status Seed(const std::map<std::string, std::vector<RowValues>>& rows);
+
+  // A client's link reached the authority: a fresh session; sends the welcome frame.
+  void Connect(const std::string& client);
+  void Disconnect(const std::string& client);
+  void Register(const std::string& client, int64_t qid, const RemoteQuery& query);
+  void Unregister(const std::string& client, int64_t qid);
+  // The push path; returns true when acknowledged (processed now or a duplicate).
+  bool HandlePush(const MutationEnvelope& envelope);
+  void Restart();
+
+  // When set, progress frames are withheld (progress starvation); releasing sends one.
+  void StarveProgress(bool starve);
+
+  int64_t boot_id() const { return boot_id_; }
+  int64_t cv() const { return cv_; }
+  const Db& store() const { return *store_; }
+  const Schema& schema() const { return schema_; }
+  int64_t lmid(const std::string& client) const;
+  const std::vector<ProcessedEnvelope>& log() const { return log_; }
+  // Every live subscription view: (client, qid) → engine qid; for view==fresh checks.
+  std::vector<std::pair<std::string, int64_t>> Subscriptions() const;
+  absl::StatusOr<std::vector<TreeNode>> SubscriptionResult(const std::string& client,
+                                                           int64_t qid) const;
+  const Ast* SubscriptionAst(const std::string& client, int64_t qid) const;
+  // The first internal error (a failed commit or registration that should never fail).
+  const absl::Status& health() const { return health_; }
+
+ private:
+  using FootprintKey = std::pair<std::string, RowValues>;  // (table, pk)
+  struct Subscription {
+    int64_t engine_qid = 0;
+    Ast ast;
+    std::map<FootprintKey, RowValues> footprint;
+  };
+  struct Session {
+    std::map<int64_t, Subscription> subs;
+  };
+  struct Ledger {
+    int64_t lmid = 0;
+    std::map<int64_t, MutationEnvelope> held;
+  };
+
+  void Process(const MutationEnvelope& e);
+  void Publish(const std::vector<QueryBatch>& batches);
+  void SendProgress();
+  std::map<FootprintKey, RowValues> Footprint(const Subscription& sub) const;
+  void Fail(absl::Status s);
+  void Count(const std::string& name) { ++(*counters_)[name]; }
+
+  Schema schema_;
+  std::map<std::string, Mutator> twins_;
+  std::map<std::string, std::string> user_of_;
+  Sender send_;
+  std::map<std::string, int64_t>* counters_;
+  std::unique_ptr<Db> store_;
+  int64_t boot_id_ = 1;
+  int64_t cv_ = 0;
+  int64_t next_engine_qid_ = 1;
+  bool starve_progress_ = false;
+  std::map<std::string, Session> sessions_;
+  std::map<std::string, Ledger> ledgers_;
+  std::map<int64_t, std::pair<std::string, int64_t>> engine_to_sub_;
+  std::vector<ProcessedEnvelope> log_;
+  absl::Status health_;
+  const std::set<std::string> no_local_tables_;
+};
+
+}  // namespace rindle::sim

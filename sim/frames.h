@@ -1,0 +1,25 @@
+// frames.h — what the authority sends down a client's link (SPEC §2.3): a welcome carrying the
+// boot id (first frame of every connection), then per-subscription hello/snapshot/batch frames
+// and progress frames. Value types only.
+#pragma once
+
+#include <cstdint>
+
+#include "nlohmann/json.hpp"
+#include "optimistic/source.h"
+
+namespace rindle::sim {
+
+struct ServerFrame {
+  enum class Kind { kWelcome, kData, kProgress };
+  Kind kind = Kind::kWelcome;
+  int64_t boot_id = 0;      // kWelcome
+  int64_t qid = 0;          // kData
+  NormalizedEvent event;    // kData
+  int64_t cv_min = 0;       // kProgress
+};
+
+// Compact trace form of a frame (ops summarized by count).
+nlohmann::json FrameToTrace(const ServerFrame& f);
+
+}  // namespace rindle::sim

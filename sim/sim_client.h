@@ -1,0 +1,107 @@
+// sim_client.h — one simulated client: an OptimisticBackend wired to the simulated network
+// through its OptimisticSource seam. Holds state: the source's query registry, the push
+// transport's unacknowledged envelopes, the link state and the last boot id seen.
+//
+// Link: Connect() opens the link, sends the handshake and re-registers every registered query
+// (in qid order); the authority's welcome arrives first on the new connection — a boot id that
+// differs from the last one seen fires OnRestart — then OnResync fires (the backend re-sends its
+// unconfirmed envelopes). A broken link schedules a reconnect after reconnect_ms_min..max.
+// Push transport: every pushed envelope is retried until acknowledged, first after
+// push_timeout_ms, then with doubling backoff (capped at push_backoff_max_ms) — all virtual time.
+// Source: seed 002 (OptimisticSource, §7.5 rule 3), SPEC §2.4.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "engine/ast.h"
+#include "optimistic/backend.h"
+#include "optimistic/source.h"
+#include "sim/daemon.h"
+#include "sim/event_queue.h"
+#include "sim/network.h"
+#include "sim/trace.h"
+
+namespace rindle::sim {
+
+struct ClientTiming {
+  int64_t push_timeout_ms = 250;
+  int64_t push_backoff_max_ms = 2000;
+  int64_t reconnect_ms_min = 50;
+  int64_t reconnect_ms_max = 400;
+};
+
+class SimClient : public OptimisticSource {
+ public:
+  SimClient(int index, std::string client_id, std::string user_id, OptimisticOptions options,
+            EventQueue* queue, Network* network, DaemonAuthority* daemon, Trace* trace,
+            std::map<std::string, int64_t>* counters, Rng rng, ClientTiming timing);
+  ~SimClient() override;
+
+  // OptimisticSource
+  void RegisterQuery(int64_t qid, const RemoteQuery& query) override;
+  void UnregisterQuery(int64_t qid) override;
+  void PushMutation(const MutationEnvelope& envelope) override;
+  void OnNormalized(std::function<void(int64_t, const NormalizedEvent&)> handler) override;
+  void OnProgress(std::function<void(const ProgressFrame&)> handler) override;
+  void OnRestart(std::function<void()> handler) override;
+  void OnResync(std::function<void()> handler) override;
+
+  void Connect();
+  // The link broke (fault or authority restart): schedule a reconnect.
+  void LinkBroken();
+  // Called by the network at the client when a frame arrives.
+  void Receive(const ServerFrame& frame);
+
+  // App-level actions.
+  absl::StatusOr<int64_t> Invoke(const std::string& name, const nlohmann::json& args);
+  absl::Status Retain(const RemoteQuery& query);  // a new local view on a remote query
+  void ReleaseOne(int64_t local_qid);
+
+  int index() const { return index_; }
+  const std::string& client_id() const { return client_id_; }
+  const std::string& user_id() const { return user_id_; }
+  OptimisticBackend& backend() { return *backend_; }
+  const OptimisticBackend& backend() const { return *backend_; }
+  // Live local views: local qid → (remote query, the AST the view runs).
+  const std::map<int64_t, std::pair<RemoteQuery, Ast>>& views() const { return views_; }
+  // Every envelope this client ever pushed first-time, by mid (the ledger's input).
+  const std::map<int64_t, MutationEnvelope>& sent() const { return sent_; }
+  size_t unacked() const { return unacked_.size(); }
+  bool connected() const { return network_->up(client_id_); }
+
+ private:
+  void SendPush(int64_t mid, int attempt);
+  void TraceLine(nlohmann::json j);
+  void Count(const std::string& name) { ++(*counters_)[name]; }
+
+  int index_;
+  std::string client_id_;
+  std::string user_id_;
+  EventQueue* queue_;
+  Network* network_;
+  DaemonAuthority* daemon_;
+  Trace* trace_;
+  std::map<std::string, int64_t>* counters_;
+  Rng rng_;
+  ClientTiming timing_;
+
+  std::map<int64_t, RemoteQuery> registry_;  // what the source has registered upstream
+  std::map<int64_t, MutationEnvelope> unacked_;
+  std::map<int64_t, MutationEnvelope> sent_;
+  std::map<int64_t, std::pair<RemoteQuery, Ast>> views_;
+  int64_t next_local_qid_ = 1;
+  int64_t last_boot_id_ = 0;
+  bool reconnect_scheduled_ = false;
+
+  std::function<void(int64_t, const NormalizedEvent&)> on_normalized_;
+  std::function<void(const ProgressFrame&)> on_progress_;
+  std::function<void()> on_restart_;
+  std::function<void()> on_resync_;
+  std::unique_ptr<OptimisticBackend> backend_;  // last: its constructor calls the seam
+};
+
+}  // namespace rindle::sim

@@ -1,0 +1,72 @@
+// workload_mutators.h — the real app's mutators (issue tracker) as C++ named mutators over
+// MutationTx, in a client flavour (the optimistic prediction) and a server flavour (the
+// authority's twin). Stateless: a Mutator only touches the tx it is given.
+//
+// Args are JSON objects; ids are strings; createdAt/updatedAt are numbers (virtual ms). Rows are
+// written as keyed JSON objects {column: value} of the app schema (workload_schema.h).
+//   createIssue {id, title, status, priority, ownerId, ownerName, createdAt,
+//                description?: {id, body}, tags?: [{id, name}]}
+//       insert issue (updatedAt = createdAt); insert the description comment {id, issueId: id,
+//       authorId: ownerId, body, createdAt}; insert each tag {id, issueId: id, name};
+//       insertIgnore user {id: ownerId, name: ownerName}. Fails if any of those ids exists.
+//   editTitle {id, title, updatedAt}        update issue title, updatedAt
+//   setStatus {id, status, updatedAt}       update issue status, updatedAt
+//   setPriority {id, priority, updatedAt}   update issue priority, updatedAt
+//   setOwner {id, ownerId, ownerName?, updatedAt}
+//       insertIgnore user {ownerId, ownerName} when ownerName is given; update issue ownerId,
+//       updatedAt
+//   addTag {id, issueId, name}              issue must exist (else NotFound); insert tag
+//   removeTag {id}                          delete tag (no-op if absent)
+//   addComment {id, issueId, authorId, body, createdAt}
+//                                           issue must exist (else NotFound); insert comment
+//   editComment {id, body}                  update comment body
+//   deleteIssue {id}                        query `comment where issueId = id` and `tag where
+//       issueId = id` (single-table ASTs), delete each, then delete the issue (no-op if absent)
+//   bumpPriority {id, updatedAt}            reads the issue (absent → NotFound) and moves its
+//       priority one step up low → medium → high → urgent, with updatedAt; urgent stays urgent
+//       and then nothing is written (a read-only run: empty write-set). An unknown priority value
+//       is FailedPrecondition.
+// Absent targets (the documented choice): the field edits (editTitle, setStatus, setPriority,
+// setOwner, editComment) use `update`, which no-ops when the row is absent — as the app's
+// `tx.mutate.X.update` does — so they stay blind writes (no public read: eligible for folded
+// invocation). Mutators that create children (addTag, addComment) read the parent issue and fail
+// with NotFound when it is gone, so a comment racing a deleteIssue is dropped on re-invocation
+// and burnt at the authority instead of leaving an orphan; bumpPriority fails the same way.
+// removeTag and deleteIssue are idempotent deletes.
+// Errors (non-OK = "the mutator threw"; nothing of its writes applies): args not an object, a
+// missing required arg or one of the wrong JSON type (InvalidArgument naming mutator and arg);
+// NotFound / FailedPrecondition as above; any error returned by the tx (e.g. insert of an
+// existing id) is passed through.
+// Server twins: the same code plus one validation the client does not do: a title that is empty
+// after trimming ASCII whitespace (createIssue, editTitle) or such a comment body (addComment,
+// editComment) is InvalidArgument — so a client prediction of those snaps back when the
+// authority burns the mid.
+// Source: SPEC §2.2 (named mutators, MutationTx), §2.3 (server twins); the app's mutators.
+//
+//   std::map<std::string, Mutator> client = ClientMutators();
+//   absl::Status s = client.at("setStatus")(tx, {{"id", "i001"}, {"status", "done"},
+//                                               {"updatedAt", 1200}});
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "optimistic/mutation_tx.h"
+
+namespace rindle::sim {
+
+// Priority ladder, lowest first: low, medium, high, urgent.
+const std::vector<std::string>& PriorityLadder();
+
+// The mutator names, sorted.
+std::vector<std::string> WorkloadMutatorNames();
+
+// Client (optimistic prediction) mutators by name.
+std::map<std::string, Mutator> ClientMutators();
+
+// Server twins by name (ClientMutators plus the blank title/body validation).
+std::map<std::string, Mutator> ServerMutators();
+
+}  // namespace rindle::sim

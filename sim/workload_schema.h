@@ -1,0 +1,44 @@
+// workload_schema.h — the real app's schema (issue tracker: user, issue, tag, comment), loaded
+// from the recorded fixture. Stateless.
+//
+// Shapes: tables `comment [id, issueId, authorId, body, createdAt]`, `issue [id, title, status,
+// priority, ownerId, createdAt, updatedAt]`, `tag [id, issueId, name]`, `user [id, name]`; every
+// primary key is `id` (column 0); every column is NOT NULL; createdAt/updatedAt are numbers
+// (virtual milliseconds in the simulator), everything else a string. Positional rows follow these
+// column orders; the k*Col constants below name the positions the workload code relies on (a test
+// checks them against the loaded schema).
+// Errors: a missing or unreadable file, malformed JSON, or a schema the engine rejects is
+// InvalidArgument / NotFound naming the file path. JSON exceptions never escape.
+// Source: fixtures/app/app-schema.json (recorded by @rindle/client@0.9.0), fixtures/README.md.
+//
+//   absl::StatusOr<Schema> schema = LoadAppSchema();
+//   const TableSpec& issue = schema->at("issue");
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "engine/schema.h"
+
+namespace rindle::sim {
+
+// Column positions of the app schema (positional rows).
+inline constexpr int kUserId = 0, kUserName = 1;
+inline constexpr int kIssueId = 0, kIssueTitle = 1, kIssueStatus = 2, kIssuePriority = 3,
+                     kIssueOwnerId = 4, kIssueCreatedAt = 5, kIssueUpdatedAt = 6;
+inline constexpr int kCommentId = 0, kCommentIssueId = 1, kCommentAuthorId = 2, kCommentBody = 3,
+                     kCommentCreatedAt = 4;
+inline constexpr int kTagId = 0, kTagIssueId = 1, kTagName = 2;
+
+// Path of the app schema fixture: RINDLE_FIXTURES_DIR "/app/app-schema.json".
+std::string AppSchemaPath();
+
+// Reads and parses the schema at `path` (format of fixtures/README.md; the "relationships" key is
+// ignored). Errors name `path`.
+absl::StatusOr<Schema> LoadSchemaFile(std::string_view path);
+
+// LoadSchemaFile(AppSchemaPath()).
+absl::StatusOr<Schema> LoadAppSchema();
+
+}  // namespace rindle::sim
