@@ -4,155 +4,13 @@
 #include <optional>
 #include <utility>
 
-#include "engine/str_util.h"
 #include "absl/strings/str_join.h"
 #include "engine/status_macros.h"
+#include "engine/str_util.h"
+#include "oracles/like_match.h"
 
 namespace rindle {
 namespace {
-
-// ---------------------------------------------------------------------------------------------
-// UTF-8 and lowercasing
-
-// Decodes UTF-8; an invalid byte decodes as itself (0x80..0xFF) so nothing is lost.
-std::vector<char32_t> DecodeUtf8(std::string_view s) {
-  std::vector<char32_t> out;
-  size_t i = 0;
-  while (i < s.size()) {
-    const unsigned char b = static_cast<unsigned char>(s[i]);
-    int len = 0;
-    char32_t cp = 0;
-    if (b < 0x80) {
-      len = 1;
-      cp = b;
-    } else if ((b & 0xE0) == 0xC0) {
-      len = 2;
-      cp = b & 0x1F;
-    } else if ((b & 0xF0) == 0xE0) {
-      len = 3;
-      cp = b & 0x0F;
-    } else if ((b & 0xF8) == 0xF0) {
-      len = 4;
-      cp = b & 0x07;
-    }
-    bool ok = len > 0 && i + len <= s.size();
-    for (int k = 1; ok && k < len; ++k) {
-      const unsigned char c = static_cast<unsigned char>(s[i + k]);
-      if ((c & 0xC0) != 0x80) {
-        ok = false;
-      } else {
-        cp = (cp << 6) | (c & 0x3F);
-      }
-    }
-    if (!ok) {
-      out.push_back(b);
-      i += 1;
-    } else {
-      out.push_back(cp);
-      i += len;
-    }
-  }
-  return out;
-}
-
-void AppendUtf8(char32_t cp, std::string& out) {
-  if (cp < 0x80) {
-    out.push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
-
-char32_t LowerCodePoint(char32_t c) {
-  if (c >= 'A' && c <= 'Z') return c + 32;
-  if (c < 0xC0) return c;
-  // Latin-1 Supplement: À..Þ except ×.
-  if (c <= 0xDE) return c == 0xD7 ? c : c + 32;
-  if (c < 0x100) return c;
-  // Latin Extended-A.
-  if (c <= 0x17F) {
-    if (c == 0x130) return 'i';  // İ
-    if (c == 0x178) return 0xFF;  // Ÿ
-    if ((c >= 0x100 && c <= 0x137) || (c >= 0x14A && c <= 0x177)) return (c % 2 == 0) ? c + 1 : c;
-    if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E)) return (c % 2 == 1) ? c + 1 : c;
-    return c;
-  }
-  // Greek.
-  if (c == 0x386) return 0x3AC;
-  if (c >= 0x388 && c <= 0x38A) return c + 37;
-  if (c == 0x38C) return 0x3CC;
-  if (c == 0x38E || c == 0x38F) return c + 63;
-  if ((c >= 0x391 && c <= 0x3A1) || (c >= 0x3A3 && c <= 0x3AB)) return c + 32;
-  // Cyrillic.
-  if (c >= 0x400 && c <= 0x40F) return c + 80;
-  if (c >= 0x410 && c <= 0x42F) return c + 32;
-  if ((c >= 0x460 && c <= 0x481) || (c >= 0x48A && c <= 0x4BF) || (c >= 0x4D0 && c <= 0x52F)) {
-    return (c % 2 == 0) ? c + 1 : c;
-  }
-  if (c == 0x4C0) return 0x4CF;
-  if (c >= 0x4C1 && c <= 0x4CE) return (c % 2 == 1) ? c + 1 : c;
-  return c;
-}
-
-// ---------------------------------------------------------------------------------------------
-// LIKE
-
-struct PatternToken {
-  enum Kind { kChar, kOne, kMany } kind;
-  char32_t c = 0;
-};
-
-std::vector<PatternToken> TokenizePattern(const std::vector<char32_t>& p) {
-  std::vector<PatternToken> out;
-  for (size_t i = 0; i < p.size(); ++i) {
-    if (p[i] == '\\') {
-      if (i + 1 < p.size()) {
-        out.push_back({PatternToken::kChar, p[++i]});
-      } else {
-        out.push_back({PatternToken::kChar, '\\'});
-      }
-    } else if (p[i] == '%') {
-      out.push_back({PatternToken::kMany, 0});
-    } else if (p[i] == '_') {
-      out.push_back({PatternToken::kOne, 0});
-    } else {
-      out.push_back({PatternToken::kChar, p[i]});
-    }
-  }
-  return out;
-}
-
-// Plain dynamic programming over (text position, pattern position): obviously correct.
-bool MatchTokens(const std::vector<char32_t>& t, const std::vector<PatternToken>& p) {
-  const size_t n = t.size(), m = p.size();
-  // can[j] = pattern suffix p[j..] matches text suffix t[i..], for the current i (from the back).
-  std::vector<char> next(m + 1, 0), cur(m + 1, 0);
-  // i = n: only trailing %s match the empty text.
-  next[m] = 1;
-  for (size_t j = m; j-- > 0;) next[j] = p[j].kind == PatternToken::kMany && next[j + 1];
-  for (size_t i = n; i-- > 0;) {
-    cur[m] = 0;
-    for (size_t j = m; j-- > 0;) {
-      switch (p[j].kind) {
-        case PatternToken::kChar: cur[j] = p[j].c == t[i] && next[j + 1]; break;
-        case PatternToken::kOne: cur[j] = next[j + 1]; break;
-        case PatternToken::kMany: cur[j] = cur[j + 1] || next[j]; break;
-      }
-    }
-    std::swap(cur, next);
-  }
-  return next[0] != 0;
-}
 
 // A lazily rendered AST path ("$.where.conditions[1].left"): a chain of stack nodes, each
 // pointing at its parent, rendered only when an error message needs it (the evaluator walks
@@ -249,11 +107,6 @@ class Evaluator {
     });
     if (ast.start) {
       std::vector<std::pair<int, std::pair<Value, bool>>> cursor;  // col, (value, desc)
-      for (const auto& [name, v] : ast.start->row) {
-        ASSIGN_OR_RETURN(int c, ColumnOf(ast.table, *spec, name,
-                                         path.Key(".start.row.").Key(name)));
-        (void)c;
-      }
       // Over the whole completed sort; a sort column the cursor does not give compares as null
       // (Zero normalizes an undefined cursor field to null; the real engine agrees:
       // fixtures/rindle-wasm/errors.json "start cursor without the sort columns").
@@ -290,6 +143,34 @@ class Evaluator {
       rows.resize(static_cast<size_t>(*limit));
     }
     return rows;
+  }
+
+  // Resolves every table and column the AST names and checks literal kinds against column
+  // types, so that errors do not depend on the data (an empty table still rejects a bad AST).
+  absl::Status StaticCheck(const Ast& ast, const Path& path) {
+    ASSIGN_OR_RETURN(const TableSpec* spec, SpecOf(ast.table, path));
+    if (ast.where) RETURN_IF_ERROR(CheckCondition(*ast.where, ast.table, *spec, path.Key(".where")));
+    for (size_t i = 0; i < ast.order_by.size(); ++i) {
+      RETURN_IF_ERROR(
+          ColumnOf(ast.table, *spec, ast.order_by[i].column, path.Index(".orderBy", i)).status());
+    }
+    if (ast.start) {
+      for (const auto& [name, v] : ast.start->row) {
+        const Path p = path.Key(".start.row.").Key(name);
+        ASSIGN_OR_RETURN(int c, ColumnOf(ast.table, *spec, name, p));
+        RETURN_IF_ERROR(CheckLiteral(*spec, c, v, p));
+      }
+    }
+    if (ast.select) {
+      for (size_t i = 0; i < ast.select->size(); ++i) {
+        RETURN_IF_ERROR(
+            ColumnOf(ast.table, *spec, (*ast.select)[i], path.Index(".select", i)).status());
+      }
+    }
+    for (size_t i = 0; i < ast.related.size(); ++i) {
+      RETURN_IF_ERROR(CheckRelated(ast.related[i], ast.table, *spec, path.Index(".related", i)));
+    }
+    return absl::OkStatus();
   }
 
   absl::StatusOr<std::vector<TreeNode>> Level(const Ast& ast,
@@ -366,6 +247,121 @@ class Evaluator {
       out->emplace_back(c, row[p]);
     }
     return correlates;
+  }
+
+  static bool KindFits(ColumnType t, const Value& v) {
+    if (v.is_null()) return true;
+    switch (t) {
+      case ColumnType::kString:
+      case ColumnType::kJson: return v.is_string();
+      case ColumnType::kNumber: return v.is_number();
+      case ColumnType::kBoolean: return v.is_bool();
+    }
+    return false;
+  }
+
+  static absl::Status CheckLiteral(const TableSpec& spec, int col, const Value& v,
+                                   const Path& path) {
+    if (KindFits(spec.columns[col].type, v)) return absl::OkStatus();
+    return absl::InvalidArgumentError(StrCat(path.Str(), ": column \"", spec.columns[col].name,
+                                             "\" is ", ColumnTypeName(spec.columns[col].type),
+                                             ", got ", v.DebugString()));
+  }
+
+  absl::Status CheckRelated(const CorrelatedSubquery& rel, const std::string& table,
+                            const TableSpec& spec, const Path& path) {
+    const Ast& sub = *rel.subquery;
+    const Path sub_path = path.Key(".subquery");
+    ASSIGN_OR_RETURN(const TableSpec* child, SpecOf(sub.table, sub_path));
+    if (rel.correlation.parent_field.size() != rel.correlation.child_field.size() ||
+        rel.correlation.parent_field.empty()) {
+      return absl::InvalidArgumentError(StrCat(
+          path.Str(), ".correlation: parentField and childField must be non-empty and equally long"));
+    }
+    for (size_t k = 0; k < rel.correlation.parent_field.size(); ++k) {
+      ASSIGN_OR_RETURN(int p, ColumnOf(table, spec, rel.correlation.parent_field[k],
+                                       path.Key(".correlation").Index(".parentField", k)));
+      ASSIGN_OR_RETURN(int c, ColumnOf(sub.table, *child, rel.correlation.child_field[k],
+                                       path.Key(".correlation").Index(".childField", k)));
+      const ColumnType pt = spec.columns[p].type, ct = child->columns[c].type;
+      const bool stringish = (pt == ColumnType::kString || pt == ColumnType::kJson) &&
+                             (ct == ColumnType::kString || ct == ColumnType::kJson);
+      if (pt != ct && !stringish) {
+        return absl::InvalidArgumentError(StrCat(path.Str(), ".correlation: parentField \"",
+                                                 spec.columns[p].name, "\" (", ColumnTypeName(pt),
+                                                 ") and childField \"", child->columns[c].name,
+                                                 "\" (", ColumnTypeName(ct), ") differ in type"));
+      }
+    }
+    return StaticCheck(sub, sub_path);
+  }
+
+  absl::Status CheckCondition(const Condition& c, const std::string& table, const TableSpec& spec,
+                              const Path& path) {
+    switch (c.type) {
+      case Condition::Type::kAnd:
+      case Condition::Type::kOr:
+        for (size_t i = 0; i < c.conditions.size(); ++i) {
+          RETURN_IF_ERROR(CheckCondition(c.conditions[i], table, spec, path.Index(".conditions", i)));
+        }
+        return absl::OkStatus();
+      case Condition::Type::kCorrelatedSubquery:
+        return CheckRelated(c.related, table, spec, path.Key(".related"));
+      case Condition::Type::kSimple: break;
+    }
+    // Column operands resolve; a literal facing a column must fit its type.
+    std::optional<int> left_col, right_col;
+    if (c.left.kind == ValuePosition::Kind::kColumn) {
+      ASSIGN_OR_RETURN(left_col, ColumnOf(table, spec, c.left.column, path.Key(".left").Key(".name")));
+    }
+    if (c.right.kind == ValuePosition::Kind::kColumn) {
+      ASSIGN_OR_RETURN(right_col,
+                       ColumnOf(table, spec, c.right.column, path.Key(".right").Key(".name")));
+    }
+    const bool like = c.op == SimpleOp::kLike || c.op == SimpleOp::kNotLike ||
+                      c.op == SimpleOp::kILike || c.op == SimpleOp::kNotILike;
+    auto check_side = [&](const std::optional<int>& col, const ValuePosition& other,
+                          const Path& other_path) -> absl::Status {
+      if (!col || other.kind != ValuePosition::Kind::kLiteral) return absl::OkStatus();
+      if (other.is_list) {
+        for (size_t i = 0; i < other.list.size(); ++i) {
+          RETURN_IF_ERROR(CheckLiteral(spec, *col, other.list[i], other_path.Index(".value", i)));
+        }
+        return absl::OkStatus();
+      }
+      return CheckLiteral(spec, *col, other.literal, other_path.Key(".value"));
+    };
+    if (like) {
+      for (const auto& col : {left_col, right_col}) {
+        if (col && spec.columns[*col].type != ColumnType::kString &&
+            spec.columns[*col].type != ColumnType::kJson) {
+          return absl::InvalidArgumentError(StrCat(path.Str(), ": ", SimpleOpName(c.op),
+                                                   " needs a string column, \"",
+                                                   spec.columns[*col].name, "\" is ",
+                                                   ColumnTypeName(spec.columns[*col].type)));
+        }
+      }
+      if (c.right.kind == ValuePosition::Kind::kLiteral && !c.right.is_list &&
+          !c.right.literal.is_null() && !c.right.literal.is_string()) {
+        return absl::InvalidArgumentError(
+            StrCat(path.Str(), ".right.value: a ", SimpleOpName(c.op), " pattern must be a string"));
+      }
+    }
+    if (left_col && right_col) {
+      const ColumnType lt = spec.columns[*left_col].type, rt = spec.columns[*right_col].type;
+      const bool stringish = (lt == ColumnType::kString || lt == ColumnType::kJson) &&
+                             (rt == ColumnType::kString || rt == ColumnType::kJson);
+      if (lt != rt && !stringish) {
+        return absl::InvalidArgumentError(StrCat(path.Str(), ": cannot compare column \"",
+                                                 spec.columns[*left_col].name, "\" (",
+                                                 ColumnTypeName(lt), ") with column \"",
+                                                 spec.columns[*right_col].name, "\" (",
+                                                 ColumnTypeName(rt), ")"));
+      }
+    }
+    RETURN_IF_ERROR(check_side(left_col, c.right, path.Key(".right")));
+    RETURN_IF_ERROR(check_side(right_col, c.left, path.Key(".left")));
+    return absl::OkStatus();
   }
 
   absl::StatusOr<const Value*> Operand(const ValuePosition& vp, const std::string& table,
@@ -484,51 +480,12 @@ class Evaluator {
 
 }  // namespace
 
-std::string Utf8Lower(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  // Re-encode code points; invalid bytes (decoded as 0x80..0xFF) are copied back as raw bytes.
-  size_t i = 0;
-  while (i < text.size()) {
-    const unsigned char b = static_cast<unsigned char>(text[i]);
-    if (b < 0x80) {
-      out.push_back(static_cast<char>(LowerCodePoint(b)));
-      ++i;
-      continue;
-    }
-    int len = (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3 : (b & 0xF8) == 0xF0 ? 4 : 0;
-    bool ok = len > 0 && i + len <= text.size();
-    for (int k = 1; ok && k < len; ++k) {
-      ok = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
-    }
-    if (!ok) {
-      out.push_back(text[i]);
-      ++i;
-      continue;
-    }
-    const std::vector<char32_t> cps = DecodeUtf8(text.substr(i, len));
-    AppendUtf8(LowerCodePoint(cps[0]), out);
-    i += len;
-  }
-  return out;
-}
-
-bool LikeMatch(std::string_view text, std::string_view pattern, bool case_insensitive) {
-  std::vector<char32_t> t, p;
-  if (case_insensitive) {
-    t = DecodeUtf8(Utf8Lower(text));
-    p = DecodeUtf8(Utf8Lower(pattern));
-  } else {
-    t = DecodeUtf8(text);
-    p = DecodeUtf8(pattern);
-  }
-  return MatchTokens(t, TokenizePattern(p));
-}
-
 absl::StatusOr<std::vector<TreeNode>> FreshQuery(const Ast& ast, const PlainTables& tables,
                                                  const Schema& schema) {
   Evaluator ev(tables, schema);
-  return ev.Level(ast, {}, Path::Root());
+  const Path root = Path::Root();
+  RETURN_IF_ERROR(ev.StaticCheck(ast, root));
+  return ev.Level(ast, {}, root);
 }
 
 }  // namespace rindle

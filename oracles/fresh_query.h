@@ -27,9 +27,13 @@
 // Result: the raw tree — TreeNode{full positional row, relationships: (alias, children) per
 // `related` entry in AST order}.
 //
-// Errors (InvalidArgument, naming the AST path): unknown table (listing known ones), unknown
-// column (listing the table's columns), a comparison between values of different kinds (string
-// vs number...), LIKE on a non-string. A table in the schema but absent from `tables` is empty.
+// Errors (InvalidArgument, naming the AST path, e.g. "$.where.conditions[1].right.value"),
+// found by a static pass over the AST before any row is read, so they never depend on the data:
+// unknown table (listing known ones), unknown column (listing the table's columns), a literal or
+// cursor value whose kind does not fit its column's type, a column-vs-column comparison or a
+// correlation across different types, LIKE on a non-string column or with a non-string
+// pattern, malformed correlations. At evaluation, stored values of mixed kinds in a compared or
+// sorted column are an error too. A table in the schema but absent from `tables` is empty.
 // Source: SPEC §2.1 "Queries", §3 "Fresh-query evaluator".
 #pragma once
 
@@ -47,12 +51,5 @@ namespace rindle {
 
 absl::StatusOr<std::vector<TreeNode>> FreshQuery(const Ast& ast, const PlainTables& tables,
                                                  const Schema& schema);
-
-// Exposed for tests. LIKE matching of `text` against `pattern` (see header comment);
-// case_insensitive lowercases both first.
-bool LikeMatch(std::string_view text, std::string_view pattern, bool case_insensitive);
-// Lowercases UTF-8 text (ASCII, Latin-1 Supplement, Latin Extended-A, Greek, Cyrillic); other
-// code points and invalid bytes pass through unchanged.
-std::string Utf8Lower(std::string_view text);
 
 }  // namespace rindle

@@ -14,6 +14,7 @@
 #include "engine/presentation.h"
 #include "gtest/gtest.h"
 #include "oracles/diff.h"
+#include "oracles/like_match.h"
 #include "oracles/plain_store.h"
 
 namespace rindle {
@@ -397,8 +398,8 @@ TEST_F(FreshQueryTest, ExistsAndNotExists) {
   // limit 0 means no rows.
   EXPECT_EQ(RootIds(ExistsOn("EXISTS", R"(,"limit":0)")), Ids{});
   EXPECT_EQ(RootIds(ExistsOn("NOT EXISTS", R"(,"limit":0)")), (Ids{1, 2, 3, 4, 5}));
-  // The subquery's start: notes of item 1 at 1,2,3; after at=3 exclusive → none for item 1.
-  EXPECT_EQ(RootIds(ExistsOn("EXISTS", R"(,"orderBy":[["at","asc"]],"start":{"row":{"at":3},"exclusive":true})")),
+  // The subquery's start: notes of item 1 at 1,2,3; after (3, 100) exclusive → none for item 1.
+  EXPECT_EQ(RootIds(ExistsOn("EXISTS", R"(,"orderBy":[["at","asc"]],"start":{"row":{"at":3,"id":100},"exclusive":true})")),
             (Ids{4}));
 }
 
@@ -461,7 +462,43 @@ TEST_F(FreshQueryTest, ErrorsNameTheOffendingPart) {
   EXPECT_NE(c.status().message().find("$.where.left"), std::string::npos);
   auto k = Run(Where("name", "=", "1"));
   ASSERT_FALSE(k.ok());
-  EXPECT_NE(k.status().message().find("different kinds"), std::string::npos);
+  EXPECT_NE(k.status().message().find("$.where.right.value: column \"name\" is string"),
+            std::string::npos)
+      << k.status();
+  auto like = Run(Where("score", "LIKE", "\"1%\""));
+  ASSERT_FALSE(like.ok());
+  EXPECT_NE(like.status().message().find("needs a string column"), std::string::npos);
+  auto cols = Run(R"({"table":"item","where":{"type":"simple","op":"=","left":{"type":"column","name":"name"},"right":{"type":"column","name":"score"}}})");
+  ASSERT_FALSE(cols.ok());
+  EXPECT_NE(cols.status().message().find("cannot compare column"), std::string::npos);
+  auto cursor = Run(R"({"table":"item","start":{"row":{"zzz":1},"exclusive":true}})");
+  ASSERT_FALSE(cursor.ok());
+  EXPECT_NE(cursor.status().message().find("$.start.row.zzz"), std::string::npos);
+  auto corr = Run(R"({"table":"item","related":[{"correlation":{"parentField":["name"],"childField":["itemId"]},
+      "subquery":{"table":"note","alias":"n"}}]})");
+  ASSERT_FALSE(corr.ok());
+  EXPECT_NE(corr.status().message().find("$.related[0].correlation"), std::string::npos);
+}
+
+TEST(FreshQueryErrorsTest, DoNotDependOnTheData) {
+  // An empty table still rejects an unknown column, deep inside an EXISTS.
+  auto schema = SchemaFromJson(json::parse(R"({"tables": {
+    "a": {"columns": [{"name": "id", "type": "number"}], "primaryKey": ["id"]},
+    "b": {"columns": [{"name": "id", "type": "number"}, {"name": "aId", "type": "number"}],
+          "primaryKey": ["id"]}}})"),
+                               "test");
+  ASSERT_TRUE(schema.ok()) << schema.status();
+  auto ast = ParseAstText(R"({"table":"a","where":{"type":"correlatedSubquery","op":"EXISTS",
+      "related":{"correlation":{"parentField":["id"],"childField":["aId"]},
+        "subquery":{"table":"b","alias":"b","where":{"type":"simple","op":"=",
+          "left":{"type":"column","name":"nope"},"right":{"type":"literal","value":1}}}}}})");
+  ASSERT_TRUE(ast.ok()) << ast.status();
+  auto tree = FreshQuery(*ast, PlainTables{}, *schema);
+  ASSERT_FALSE(tree.ok());
+  EXPECT_NE(tree.status().message().find("$.where.related.subquery.where.left.name"),
+            std::string::npos)
+      << tree.status();
+  EXPECT_NE(tree.status().message().find("id, aId"), std::string::npos) << tree.status();
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # build.sh — configures and builds everything into ./build (RelWithDebInfo, Ninja, -j2).
-# Extra arguments are passed to the build (e.g. a target name).
+# Extra arguments are passed to `cmake --build` (e.g. --target rindle-sim).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

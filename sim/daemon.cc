@@ -56,6 +56,7 @@ void DaemonAuthority::Connect(const std::string& client) {
 }
 
 void DaemonAuthority::Disconnect(const std::string& client) {
+  dirty_ = true;
   auto it = sessions_.find(client);
   if (it == sessions_.end()) return;
   for (const auto& [qid, sub] : it->second.subs) {
@@ -88,6 +89,7 @@ std::map<DaemonAuthority::FootprintKey, RowValues> DaemonAuthority::Footprint(
 }
 
 void DaemonAuthority::Register(const std::string& client, int64_t qid, const RemoteQuery& query) {
+  dirty_ = true;
   auto sit = sessions_.find(client);
   if (sit == sessions_.end()) return;  // a registration that raced a disconnect
   Session& session = sit->second;
@@ -145,6 +147,7 @@ void DaemonAuthority::Register(const std::string& client, int64_t qid, const Rem
 }
 
 void DaemonAuthority::Unregister(const std::string& client, int64_t qid) {
+  dirty_ = true;
   auto sit = sessions_.find(client);
   if (sit == sessions_.end()) return;
   auto it = sit->second.subs.find(qid);
@@ -183,6 +186,7 @@ bool DaemonAuthority::HandlePush(const MutationEnvelope& e) {
 }
 
 void DaemonAuthority::Process(const MutationEnvelope& e) {
+  dirty_ = true;
   Ledger& ledger = ledgers_[e.client_id];
   RINDLE_CHECK_EQ(e.mid, ledger.lmid + 1);
   const int64_t new_lmid = e.mid;

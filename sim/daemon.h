@@ -77,6 +77,12 @@ class DaemonAuthority {
   const Ast* SubscriptionAst(const std::string& client, int64_t qid) const;
   // The first internal error (a failed commit or registration that should never fail).
   const absl::Status& health() const { return health_; }
+  // True when the store or a subscription changed since the last TakeDirty().
+  bool TakeDirty() {
+    const bool d = dirty_;
+    dirty_ = false;
+    return d;
+  }
 
  private:
   using FootprintKey = std::pair<std::string, RowValues>;  // (table, pk)
@@ -116,6 +122,7 @@ class DaemonAuthority {
   std::vector<ProcessedEnvelope> log_;
   absl::Status health_;
   const std::set<std::string> no_local_tables_;
+  bool dirty_ = true;
 };
 
 }  // namespace rindle::sim

@@ -57,6 +57,7 @@ void SimClient::UnregisterQuery(int64_t qid) {
 }
 
 void SimClient::PushMutation(const MutationEnvelope& envelope) {
+  dirty_ = true;
   if (!sent_.contains(envelope.mid)) sent_[envelope.mid] = envelope;
   TraceLine({{"ev", "push"}, {"mid", envelope.mid}, {"name", envelope.name}});
   unacked_[envelope.mid] = envelope;
@@ -105,6 +106,7 @@ void SimClient::LinkBroken() {
 }
 
 void SimClient::Receive(const ServerFrame& frame) {
+  dirty_ = true;
   nlohmann::json t = FrameToTrace(frame);
   t["ev"] = "recv";
   TraceLine(std::move(t));
@@ -127,6 +129,7 @@ void SimClient::Receive(const ServerFrame& frame) {
 }
 
 absl::StatusOr<int64_t> SimClient::Invoke(const std::string& name, const nlohmann::json& args) {
+  dirty_ = true;
   auto r = backend_->Invoke(name, args);
   TraceLine({{"ev", "invoke"}, {"name", name}, {"args", args},
              {"mid", r.ok() ? nlohmann::json(*r) : nlohmann::json(nullptr)},
@@ -135,6 +138,7 @@ absl::StatusOr<int64_t> SimClient::Invoke(const std::string& name, const nlohman
 }
 
 absl::Status SimClient::Retain(const RemoteQuery& query) {
+  dirty_ = true;
   auto ast = ResolveRemoteQuery(query, client_id_, user_id_);
   if (!ast.ok()) return ast.status();
   const int64_t qid = next_local_qid_++;
@@ -147,6 +151,7 @@ absl::Status SimClient::Retain(const RemoteQuery& query) {
 }
 
 void SimClient::ReleaseOne(int64_t local_qid) {
+  dirty_ = true;
   if (!views_.contains(local_qid)) return;
   backend_->UnregisterQuery(local_qid);
   views_.erase(local_qid);

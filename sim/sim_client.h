@@ -72,6 +72,13 @@ class SimClient : public OptimisticSource {
   const std::map<int64_t, MutationEnvelope>& sent() const { return sent_; }
   size_t unacked() const { return unacked_.size(); }
   bool connected() const { return network_->up(client_id_); }
+  // True when anything reached this client since the last TakeDirty() (the step checks skip
+  // clients whose state cannot have changed).
+  bool TakeDirty() {
+    const bool d = dirty_;
+    dirty_ = false;
+    return d;
+  }
 
  private:
   void SendPush(int64_t mid, int attempt);
@@ -96,6 +103,7 @@ class SimClient : public OptimisticSource {
   int64_t next_local_qid_ = 1;
   int64_t last_boot_id_ = 0;
   bool reconnect_scheduled_ = false;
+  bool dirty_ = true;
 
   std::function<void(int64_t, const NormalizedEvent&)> on_normalized_;
   std::function<void(const ProgressFrame&)> on_progress_;

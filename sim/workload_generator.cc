@@ -117,9 +117,9 @@ class Generator {
     if (Blank()) return Pick(rng_, kBlanks);
     return Pick(rng_, kBodies);
   }
-  // A known user, the client's own user, or (1 in 5) a brand-new one.
+  // A known user, the client's own user, or (1 in 10) a brand-new one.
   std::string User() {
-    if (rng_.Chance(1, 5)) return FreshId("u", client_, counter_);
+    if (rng_.Chance(1, 10)) return FreshId("u", client_, counter_);
     if (state_.user_ids.empty() || rng_.Chance(1, 3)) return ClientUserId(client_);
     return PickKnown(rng_, state_.user_ids);
   }

@@ -90,13 +90,20 @@ class Progress {
       : enabled_(enabled), tty_(::isatty(STDERR_FILENO) == 1), total_(total),
         budget_ms_(budget_ms), start_(Clock::now()), last_(start_ - std::chrono::hours(1)) {}
 
-  // Redraws when due (tty: 4/s, otherwise a line every 10 s) or when `force`.
+  // Redraws when due or when `force`: on a terminal 4 times a second; otherwise (a log) a line
+  // at most every 10 s when seeds finished, and at least every minute.
   void Update(const Stats& stats, bool force) {
     if (!enabled_) return;
     const auto now = Clock::now();
-    const auto every = tty_ ? std::chrono::milliseconds(250) : std::chrono::milliseconds(10000);
-    if (!force && now - last_ < every) return;
+    if (!force) {
+      if (tty_ && now - last_ < std::chrono::milliseconds(250)) return;
+      if (!tty_ && (now - last_ < std::chrono::seconds(10) ||
+                    (stats.done == last_done_ && now - last_ < std::chrono::seconds(60)))) {
+        return;
+      }
+    }
     last_ = now;
+    last_done_ = stats.done;
     const double elapsed = SecondsSince(start_);
     const double rate = elapsed > 0 ? static_cast<double>(stats.done) / elapsed : 0;
     std::string eta = "?";
@@ -106,7 +113,7 @@ class Progress {
       eta = FormatDuration(static_cast<double>(total_ - stats.done) / rate);
     }
     std::string total = budget_ms_ && total_ == UINT64_MAX ? "?" : absl::StrCat(total_);
-    std::string line = absl::StrFormat("[fuzz] %d/%s seeds  failures=%d  %.1f seeds/s  ETA %s",
+    std::string line = absl::StrFormat("[fuzz] %d/%s seeds  failures=%d  %.2f seeds/s  ETA %s",
                                        stats.done, total, stats.failed, rate, eta);
     if (tty_) {
       std::fprintf(stderr, "\r\033[K%s", line.c_str());
@@ -133,6 +140,7 @@ class Progress {
   std::optional<int64_t> budget_ms_;
   Clock::time_point start_;
   Clock::time_point last_;
+  uint64_t last_done_ = UINT64_MAX;
   bool shown_ = false;
 };
 
@@ -260,7 +268,8 @@ int RunCampaign(const CampaignOptions& options) {
   std::fclose(out);
 
   const double elapsed = SecondsSince(start);
-  std::printf("\nrindle-sim fuzz: %llu seeds run, %llu passed, %llu failed in %s (%.1f seeds/s)%s\n",
+  std::printf(
+      "\nrindle-sim fuzz: %llu seeds run, %llu passed, %llu failed in %s (%.2f seeds/s)%s\n",
               static_cast<unsigned long long>(stats.done),
               static_cast<unsigned long long>(stats.done - stats.failed),
               static_cast<unsigned long long>(stats.failed), FormatDuration(elapsed).c_str(),

@@ -82,8 +82,9 @@ absl::StatusOr<ParsedArgs> ParseArgs(const std::vector<std::string>& args, const
       out.flags[name] = *value;
     } else {
       std::string known;
-      for (const auto& f : spec.valued) absl::StrAppend(&known, known.empty() ? "" : ", ", "--", f);
-      for (const auto& f : spec.switches) absl::StrAppend(&known, known.empty() ? "" : ", ", "--", f);
+      for (const auto* names : {&spec.valued, &spec.switches}) {
+        for (const auto& f : *names) absl::StrAppend(&known, known.empty() ? "" : ", ", "--", f);
+      }
       return absl::InvalidArgumentError(absl::StrCat("unknown flag --", name, " (known: ",
                                                      known.empty() ? "none" : known,
                                                      ", --help)"));
@@ -106,8 +107,9 @@ absl::StatusOr<SeedRange> ParseSeedRange(const std::string& flag, const std::str
   const std::string b = text.substr(dots + 2);
   if (!ToUint64(a, &r.first) || !ToUint64(b, &r.last)) return Bad(flag, kExpected, text);
   if (r.first > r.last) {
-    return absl::InvalidArgumentError(absl::StrCat("--", flag, ": expected A..B with A <= B, got \"",
-                                                   text, "\" (", r.first, " > ", r.last, ")"));
+    return absl::InvalidArgumentError(absl::StrCat("--", flag,
+                                                   ": expected A..B with A <= B, got \"", text,
+                                                   "\" (", r.first, " > ", r.last, ")"));
   }
   return r;
 }

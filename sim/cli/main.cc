@@ -23,7 +23,8 @@
 namespace rindle::sim::cli {
 namespace {
 
-constexpr char kMainHelp[] = R"(rindle-sim — deterministic simulation and property testing for the Rindle sync engine.
+constexpr char kMainHelp[] = R"(rindle-sim — deterministic simulation and property testing for the Rindle sync
+engine.
 
 Usage:
   rindle-sim fuzz   --seeds A..B [--jobs N] [--out FILE] ...   run a fuzz campaign
@@ -63,7 +64,7 @@ At the end: seeds run/passed/failed, elapsed time, seeds/s, and the summed actio
 counters. Exit 0 if every seed passed, 1 if any failed, 2 on usage errors.
 )";
 
-constexpr char kRunHelp[] = R"(rindle-sim run — run one seed and print its result and trace digest.
+constexpr char kRunHelp[] = R"(rindle-sim run — run one seed; print its result and trace digest.
 
 Usage:
   rindle-sim run --seed S [--trace FILE] [--max-steps K]
