@@ -113,6 +113,33 @@ TEST_F(DbTest, RowEnteringBeforeBoundPushesBoundOut) {
   EXPECT_EQ((*r)[1].row->at(0), Value::String("i009"));
 }
 
+// Regression (found by the simulator, seed 164): evicting the bound of a full window must remove
+// exactly the bound row — the eviction once passed a reference into the window that erase()
+// had destroyed, and emitted a remove of whatever row the freed memory held.
+TEST_F(DbTest, EvictionRemovesExactlyTheBound) {
+  Seed(40);
+  Live(1, Q(R"({"table":"issue","orderBy":[["id","desc"]],"limit":30})"));
+  for (int round = 0; round < 5; ++round) {
+    auto before = db.QueryResult(1);
+    const Row bound = before->back().row;
+    auto tx = db.Write();
+    ASSERT_TRUE(tx->Add("issue", R("z" + std::to_string(round), "t", 1)).ok());
+    auto b = tx->Commit();
+    ASSERT_TRUE(b.ok());
+    ASSERT_EQ(b->size(), 1u);
+    bool removed_bound = false;
+    for (const auto& e : (*b)[0].events) {
+      if (e.op.kind == ChangeOp::Kind::kRemove) {
+        EXPECT_EQ(*e.op.row, *bound);
+        removed_bound = true;
+      }
+    }
+    EXPECT_TRUE(removed_bound);
+    Fold(*b);
+    ExpectConsistent();
+  }
+}
+
 TEST_F(DbTest, FilterAndCursor) {
   Seed(15);
   Live(1, Q(R"({"table":"issue","where":{"type":"simple","op":">=","left":{"type":"column","name":"priority"},"right":{"type":"literal","value":3}},

@@ -124,13 +124,14 @@ std::vector<ChangeEvent> Pipeline::Process(const NetChangeSet& changes) {
     if (it == delta.end()) it = delta.emplace(std::move(pk), NetChange{}).first;
     return it->second;
   };
-  auto erase_from_window = [&](const Row& row) {
+  // By value: the caller may pass a reference into the window, which erase() destroys.
+  auto erase_from_window = [&](Row row) {
     if (window_->erase(row) == 0) return;
     NetChange& d = touch(row);
     if (!d.before && !d.after) d.before = row;  // first touch: it was in the window
     d.after = nullptr;
   };
-  auto insert_into_window = [&](const Row& row) {
+  auto insert_into_window = [&](Row row) {
     if (!window_->insert(row).second) return;
     NetChange& d = touch(row);
     d.after = row;

@@ -33,6 +33,14 @@ MaybeViolation CheckTreeMatchesFresh(const std::string& who, const std::vector<T
   return Violation{property, StrCat(who, ": ", JsonDiff(expected, actual))};
 }
 
+MaybeViolation CheckFoldedMatchesMaterialized(const std::string& who, const ResultView& view,
+                                              const std::vector<TreeNode>& materialized) {
+  const nlohmann::json expected = TreeToJson(materialized);
+  const nlohmann::json actual = view.RawJson();
+  if (expected == actual) return std::nullopt;
+  return Violation{"events==view", StrCat(who, ": ", JsonDiff(expected, actual))};
+}
+
 MaybeViolation CheckViewMatchesFresh(const std::string& who, const ResultView& view,
                                      const Ast& ast, const PlainTables& tables,
                                      const Schema& schema) {

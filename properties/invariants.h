@@ -2,6 +2,8 @@
 // step and at quiescence. Stateless functions over the state they are handed; each returns the
 // first violation (property name + a minimal expected-vs-actual diff) or nullopt.
 //
+//   events==view         folding a query's delivered events gives exactly the engine's own
+//                        materialized result
 //   view==fresh          every live view equals the fresh-query oracle over the tables of the
 //                        engine that serves it (client head; authority store)
 //   head==sync+pending   a client's head equals its sync baseline with the pending mutations
@@ -40,6 +42,10 @@ PlainTables PlainTablesOf(const Db& db, const Schema& schema, bool sync);
 MaybeViolation CheckViewMatchesFresh(const std::string& who, const ResultView& view,
                                      const Ast& ast, const PlainTables& tables,
                                      const Schema& schema);
+// The folded view equals the engine's materialized result for the same query.
+MaybeViolation CheckFoldedMatchesMaterialized(const std::string& who, const ResultView& view,
+                                              const std::vector<TreeNode>& materialized);
+
 // A raw result tree equals FreshQuery(ast) over `tables`.
 MaybeViolation CheckTreeMatchesFresh(const std::string& who, const std::vector<TreeNode>& tree,
                                      const Ast& ast, const PlainTables& tables,

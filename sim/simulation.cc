@@ -258,6 +258,13 @@ std::optional<props::Violation> Simulation::CheckStep() {
       if (v == nullptr) {
         return props::Violation{"view==fresh", StrCat(c->client_id(), ": view ", qid, " missing")};
       }
+      // Folding the delivered events gave exactly the engine's own materialization.
+      if (auto mat = b.engine().QueryResult(qid); mat.ok()) {
+        if (auto viol = props::CheckFoldedMatchesMaterialized(
+                StrCat(c->client_id(), " view ", qid, " (", view.first.name, ")"), *v, *mat)) {
+          return viol;
+        }
+      }
       if (auto viol = props::CheckViewMatchesFresh(StrCat(c->client_id(), " view ", qid, " (",
                                                           view.first.name, ")"),
                                                    *v, view.second, head, schema_)) {
