@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "engine/ast_json.h"
 #include "engine/view.h"
 
@@ -123,7 +124,7 @@ TEST_F(DbTest, EvictionRemovesExactlyTheBound) {
     auto before = db.QueryResult(1);
     const Row bound = before->back().row;
     auto tx = db.Write();
-    ASSERT_TRUE(tx->Add("issue", R("z" + std::to_string(round), "t", 1)).ok());
+    ASSERT_TRUE(tx->Add("issue", R(absl::StrCat("z", round), "t", 1)).ok());
     auto b = tx->Commit();
     ASSERT_TRUE(b.ok());
     ASSERT_EQ(b->size(), 1u);

@@ -25,7 +25,7 @@ class Path {
   std::string Str() const {
     std::string out = parent_ == nullptr ? std::string() : parent_->Str();
     out.append(seg_.data(), seg_.size());
-    if (index_ >= 0) out += "[" + std::to_string(index_) + "]";
+    if (index_ >= 0) out.append("[").append(std::to_string(index_)).append("]");
     return out;
   }
 
@@ -156,7 +156,9 @@ class Evaluator {
     }
     if (ast.start) {
       for (const auto& [name, v] : ast.start->row) {
-        const Path p = path.Key(".start.row.").Key(name);
+        // Keep the parent segment alive: a Path points at its parent.
+        const Path start_row = path.Key(".start.row.");
+        const Path p = start_row.Key(name);
         ASSIGN_OR_RETURN(int c, ColumnOf(ast.table, *spec, name, p));
         RETURN_IF_ERROR(CheckLiteral(*spec, c, v, p));
       }

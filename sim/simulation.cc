@@ -1,6 +1,7 @@
 #include "sim/simulation.h"
 
 #include "engine/str_util.h"
+#include "oracles/authority_model.h"
 #include "oracles/plain_store.h"
 #include "sim/query_resolution.h"
 #include "sim/workload_mutators.h"
@@ -275,7 +276,14 @@ std::optional<props::Violation> Simulation::CheckStep() {
                                                       b.pending(), client_mutators_)) {
       return viol;
     }
+    // Feed the ledger oracle: newly issued mids, and the confirmation watermark.
+    int64_t& fed = ledger_fed_[c->client_id()];
+    for (auto it = c->sent().upper_bound(fed); it != c->sent().end(); ++it) {
+      ledger_.Issue(c->client_id(), "daemon", it->first, it->second.name, it->second.args);
+      fed = it->first;
+    }
     const int64_t wm = b.inspect().confirmed_lmid;
+    ledger_.ObserveWatermark(c->client_id(), "daemon", wm);
     int64_t& last = last_watermark_[c->client_id()];
     if (wm < last) {
       return props::Violation{"gapless-mids", StrCat(c->client_id(), ": watermark went back from ",
@@ -347,33 +355,40 @@ std::optional<props::Violation> Simulation::CheckQuiescence() {
     }
   }
   // The authority's store equals the sequential replay of its processed log (authority model).
-  PlainStore model(schema_);
+  PlainStore initial(schema_);
   {
     // Same purpose ⇒ the same stream: regenerates exactly the seeded rows.
     Rng seed_rng = root_.Fork("seed-data");
     SeedRows seed = SeedData(seed_rng);
     for (const auto& [table, rows] : seed) {
       for (const auto& r : rows) {
-        if (auto s = model.Add(table, r); !s.ok()) {
+        if (auto s = initial.Add(table, r); !s.ok()) {
           return props::Violation{"authority-model", StrCat("seed rejected: ", s.message())};
         }
       }
     }
   }
-  const auto twins = ServerMutators();
+  AuthorityModel model(std::move(initial), ServerMutators());
   for (const auto& e : daemon_->log()) {
-    auto m = twins.find(e.name);
-    PlainMutationTx tx(&model);
-    const bool ok = m != twins.end() && m->second(tx, e.args).ok();
-    if (ok) tx.Commit();
-    if (ok != e.applied) {
+    auto fate = model.Process({e.client_id, e.mid, e.name, e.args});
+    if (!fate.ok()) {
+      return props::Violation{"authority-model", StrCat(e.client_id, " mid ", e.mid, ": ",
+                                                        fate.status().message())};
+    }
+    const bool applied = *fate == EnvelopeFate::kApplied;
+    if (applied != e.applied) {
       return props::Violation{"authority-model",
                               StrCat(e.client_id, " mid ", e.mid, " (", e.name, "): the model ",
-                                     ok ? "applied" : "rejected", " it, the authority ",
+                                     applied ? "applied" : "burnt", " it, the authority ",
                                      e.applied ? "applied" : "burnt", " it")};
     }
+    ledger_.SetFate(e.client_id, "daemon", e.mid, e.applied ? MidFate::kApplied : MidFate::kBurnt,
+                    e.reason);
   }
-  const nlohmann::json expected = PlainTablesToJson(model.tables());
+  if (auto s = ledger_.Check(); !s.ok()) {
+    return props::Violation{"gapless-mids", StrCat("ledger oracle: ", s.message())};
+  }
+  const nlohmann::json expected = PlainTablesToJson(model.store().tables());
   const nlohmann::json actual = PlainTablesToJson(store);
   if (expected != actual) {
     return props::Violation{"authority-model", "authority store differs from the sequential model"};

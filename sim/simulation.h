@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "oracles/ledger_oracle.h"
 #include "properties/invariants.h"
 #include "sim/daemon.h"
 #include "sim/event_queue.h"
@@ -86,6 +87,8 @@ class Simulation {
   std::map<std::string, SimClient*> by_id_;
   std::map<std::string, int64_t> id_counters_;
   std::map<std::string, int64_t> last_watermark_;
+  LedgerOracle ledger_;  // every mid issued, its fate and confirmations (SPEC §3)
+  std::map<std::string, int64_t> ledger_fed_;  // client → highest mid fed to the ledger
   bool healed_ = false;
   int64_t step_ = 0;
   RunResult result_;
