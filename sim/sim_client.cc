@@ -51,6 +51,8 @@ void SimClient::RegisterQuery(int64_t qid, const RemoteQuery& query) {
 }
 
 void SimClient::UnregisterQuery(int64_t qid) {
+  // Only the gate's overflow escape unregisters the reserved lmid query (seed 002 §8.5).
+  if (qid == kLmidQid) Count("client.gate_overflow");
   registry_.erase(qid);
   const std::string client = client_id_;
   network_->SendToServer(client_id_, [this, client, qid] { daemon_->Unregister(client, qid); });

@@ -20,6 +20,7 @@ nlohmann::json SimConfig::ToJson() const {
           {"restarts", restarts},
           {"partitions", partitions},
           {"starvations", starvations},
+          {"buffer_cap", buffer_cap},
           {"latency_ms", {network.latency_ms_min, network.latency_ms_max}},
           {"push_loss_per_mille", network.push_loss_per_mille},
           {"push_dup_per_mille", network.push_dup_per_mille},
@@ -35,6 +36,9 @@ SimConfig DrawConfig(Rng& rng) {
   c.restarts = static_cast<int>(rng.Range(0, 2));
   c.partitions = static_cast<int>(rng.Range(0, 2));
   c.starvations = static_cast<int>(rng.Range(0, 2));
+  // A third of the runs give the gate a tiny buffer so starvation overflows it (seed 002 §8.5).
+  const size_t caps[] = {6, 24, 1024};
+  c.buffer_cap = caps[rng.Below(3)];
   c.network.latency_ms_min = rng.Range(1, 5);
   c.network.latency_ms_max = c.network.latency_ms_min + rng.Range(0, 80);
   c.network.push_loss_per_mille = static_cast<uint32_t>(rng.Range(0, 200));
@@ -103,6 +107,7 @@ void Simulation::Setup() {
     OptimisticOptions opts;
     opts.schema = schema_;
     opts.mutators = client_mutators_;
+    opts.buffer_cap = config_.buffer_cap;
     auto client = std::make_unique<SimClient>(i, StrCat("c", i), ClientUserId(i), std::move(opts),
                                               &queue_, network_.get(), daemon_.get(), &trace_,
                                               &counters_, root_.Fork(StrCat("client", i)),

@@ -46,6 +46,7 @@ struct SimConfig {
   int64_t partition_ms_max = 1200;
   int starvations = 1;               // progress-starvation windows
   int64_t starvation_ms_max = 600;
+  size_t buffer_cap = 1024;          // client gate buffer cap (frames); small caps force overflow
   NetworkConfig network;
   nlohmann::json ToJson() const;
 };
