@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/cli/run_binary_for_test.h"
 #include "sim/runner.h"
 
 namespace rindle::sim {
@@ -35,22 +36,10 @@ TEST(Determinism, RunSeedTwiceInProcessGivesEqualDigestsAndResults) {
   }
 }
 
-struct Outcome {
-  int exit_code = -1;
-  std::string output;
-};
+using Outcome = ::rindle::testing::CommandOutcome;
 
 Outcome RunBinary(const std::string& args) {
-  const std::string cmd = std::string("'") + RINDLE_SIM_BINARY + "' " + args + " 2>&1";
-  Outcome out;
-  std::FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) out.output.append(buf.data(), n);
-  const int status = ::pclose(pipe);
-  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return out;
+  return ::rindle::testing::RunCommand(RINDLE_SIM_BINARY, args);
 }
 
 std::string DigestOf(const std::string& output) {

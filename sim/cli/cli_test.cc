@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "sim/cli/run_binary_for_test.h"
 #include "gtest/gtest.h"
 
 #ifndef RINDLE_SIM_BINARY
@@ -16,22 +17,10 @@
 
 namespace {
 
-struct Outcome {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
+using Outcome = ::rindle::testing::CommandOutcome;
 
 Outcome RunCli(const std::string& args) {
-  const std::string cmd = std::string("'") + RINDLE_SIM_BINARY + "' " + args + " 2>&1";
-  Outcome out;
-  std::FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) out.output.append(buf.data(), n);
-  const int status = ::pclose(pipe);
-  out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return out;
+  return ::rindle::testing::RunCommand(RINDLE_SIM_BINARY, args);
 }
 
 bool Contains(const std::string& haystack, const std::string& needle) {
