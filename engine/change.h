@@ -35,6 +35,9 @@ struct TreeNode {
 struct PathStep {
   std::string alias;
   Row parent_row;
+  // Index of the relationship among the parent level's relationships (AST order); -1 = find it
+  // by alias. Needed when two relationships share an alias.
+  int relationship = -1;
 };
 
 struct ChangeOp {

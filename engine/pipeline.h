@@ -1,41 +1,47 @@
-// pipeline.h — one live query's incremental dataflow over the tables it reads (the operator
-// graph of ARCHITECTURE.md §7: filter → skip (start cursor) → take (limit window) → view).
-// Holds state: the materialized window and the indexes it holds on its table.
+// pipeline.h — one live query's incremental dataflow (ARCHITECTURE.md §7): a tree of compiled
+// levels (level.h: source, filter with EXISTS, start, limit) and, per visible partition, the
+// Take state (window.h). Holds state: the materialized result and the indexes it reads.
 //
-// Build() compiles the AST (validated by the caller) and acquires an index ordered by the
-// completed sort. Hydrate() fetches the initial window and returns one add event per row.
-// Process() takes the NET change of every table since the last call (pk → before/after, nullptr
-// = absent) and returns the flat events that turn the previous result into the new one (removes,
-// then edits, then adds). Cost per changed row: O(log n) in the window and index, plus — when a
-// row leaves a full window — a refill scan from the old bound (ARCHITECTURE.md §7 Take). The
-// window never exceeds `limit`. Currently one level: `related` and EXISTS are rejected with
-// Unimplemented naming the AST path ("not yet supported").
+// Build() compiles a validated AST. Hydrate() fills the result and returns one add event per root
+// row (each carrying its whole subtree). Process() takes the NET change of every table since the
+// last call (pk → before/after, nullptr = absent; the tables already hold the after state) and
+// returns the flat events (change.h) that turn the previous result into the new one, at every
+// depth:
+//   1. candidates: per level, the changed rows of its table; then, bottom-up through each EXISTS
+//      edge, the parent rows correlated with a candidate child (before or after key) — the only
+//      rows whose EXISTS can have flipped;
+//   2. the root window applies its candidates (window.h); per window: removes, then edits, then
+//      the children's events under each surviving node (path = the node's new row), then adds
+//      (each add carries its subtree, hydrated from the current state). An edit that changes a
+//      row's correlation key for some relationship is emitted as remove + add of the whole node.
+// Cost: O(log n) per candidate per level plus the size of the change; no rescans. Errors
+// (Build): as level.h, naming the `$.` path into the AST.
 #pragma once
 
-#include <map>
+#include <functional>
 #include <memory>
-#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "absl/container/btree_map.h"
 #include "absl/status/statusor.h"
 #include "engine/ast.h"
 #include "engine/change.h"
-#include "engine/predicate.h"
+#include "engine/level.h"
 #include "engine/query_shape.h"
 #include "engine/table.h"
+#include "engine/window.h"
 
 namespace rindle {
 
 class Pipeline {
  public:
-  using TableFinder = std::function<Table*(std::string_view)>;
+  using TableFinder = Level::TableFinder;
   static absl::StatusOr<std::unique_ptr<Pipeline>> Build(const Ast& ast, const TableFinder& find);
   ~Pipeline();
 
-  const QueryShape& shape() const { return shape_; }
-  // Tables this pipeline reads (sorted).
+  const QueryShape& shape() const { return root_->shape(); }
+  // Tables this pipeline reads (sorted, unique).
   const std::vector<std::string>& tables() const { return tables_; }
 
   std::vector<ChangeEvent> Hydrate();
@@ -44,22 +50,10 @@ class Pipeline {
 
  private:
   Pipeline() = default;
-  bool Member(const Row& row) const;  // filter + start cursor
 
-  QueryShape shape_;
+  std::unique_ptr<Level> root_;
+  std::unique_ptr<Window> window_;  // destroyed before root_ (its comparators point into it)
   std::vector<std::string> tables_;
-  Table* table_ = nullptr;
-  std::unique_ptr<std::vector<SortPart>> sort_;  // stable address for comparators
-  Predicate where_;
-  std::vector<std::pair<int, Value>> start_values_;  // leading sort columns of the cursor
-  bool has_start_ = false;
-  bool start_exclusive_ = false;
-  std::optional<int64_t> limit_;
-  const RowIndexSet* index_ = nullptr;
-  std::unique_ptr<RowIndexSet> window_;
 };
-
-// The completed sort of one level: orderBy, then the pk columns not already ordered (asc).
-std::vector<SortPart> CompletedSort(const Ast& ast, const TableSpec& spec);
 
 }  // namespace rindle

@@ -121,8 +121,9 @@ absl::StatusOr<Predicate::Node> CompileNode(const Condition& c, const TableSpec&
       }
       return n;
     case Condition::Type::kCorrelatedSubquery:
-      return absl::UnimplementedError(StrCat(
-          path, ": correlatedSubquery (EXISTS / NOT EXISTS) is not yet supported in this engine"));
+      return absl::InvalidArgumentError(StrCat(
+          path, ": a correlatedSubquery (EXISTS / NOT EXISTS) cannot appear here: a row-local "
+                "condition (comparisons under and/or) is required"));
   }
   return n;
 }

@@ -4,8 +4,9 @@
 // SQL semantics (SPEC §2.1): a comparison involving null is false, except IS / IS NOT (null-safe
 // equality); LIKE/ILIKE via like.h; IN / NOT IN over an array literal (false for a null left side;
 // NOT IN is false when the left side is null). Compile() resolves column names to indices and
-// rejects a correlatedSubquery ("not yet supported" for live queries; the writable-scope
-// predicate of seed 000 rejects it too). Callers validate the condition first (ValidateCondition).
+// rejects a correlatedSubquery with InvalidArgument naming the path (live queries evaluate EXISTS
+// through filter.h; a place that needs a row-local condition, such as seed 000's writable-scope
+// predicate, uses Predicate directly). Callers validate the condition first (ValidateCondition).
 #pragma once
 
 #include <memory>

@@ -73,8 +73,16 @@ absl::Status ResultView::Apply(const ChangeEvent& e) {
                                                         " is not in the result"));
     }
     int rel = -1;
-    for (size_t r = 0; r < level->shape->relationships.size(); ++r) {
-      if (level->shape->relationships[r].alias == step.alias) rel = static_cast<int>(r);
+    const auto& rels = level->shape->relationships;
+    if (step.relationship >= 0) {
+      if (static_cast<size_t>(step.relationship) < rels.size() &&
+          rels[step.relationship].alias == step.alias) {
+        rel = step.relationship;
+      }
+    } else {
+      for (size_t r = 0; r < rels.size(); ++r) {
+        if (rels[r].alias == step.alias) rel = static_cast<int>(r);
+      }
     }
     if (rel < 0) {
       return absl::FailedPreconditionError(

@@ -1,5 +1,6 @@
-// engine_props_test.cc — engine-level RapidCheck properties (SPEC §4 item 7) over random single-
-// table schemas, rows, queries and write transactions (properties/generators.h):
+// engine_props_test.cc — engine-level RapidCheck properties (SPEC §4 item 7) over random
+// schemas, rows, queries (single-table, and nested: related + EXISTS) and write transactions
+// (properties/generators.h):
 //   a. view == fresh: folded views == Db::QueryResult == FreshQuery after every commit;
 //   b. a failed txn (invalid op), an explicit Rollback() and a dropped txn leave no trace;
 //   c. rebase: an exactly confirmed prediction delivers nothing; a rebase over a different server
@@ -257,8 +258,8 @@ std::map<int64_t, std::string> Results(const World& w) {
 }  // namespace
 
 // a. Random writes keep folded view == Db::QueryResult == fresh query after every commit.
-RINDLE_RC_PROP(EngineProps, ViewEqualsFreshAfterEveryCommit, kCases) {
-  const Setup setup = *GenSetup(/*max_rows=*/8, /*max_queries=*/3);
+void ViewEqualsFreshAfterEveryCommitBody(int depth) {
+  const Setup setup = *GenSetup(/*max_rows=*/8, /*max_queries=*/3, depth);
   const bool server_seed = *rc::gen::arbitrary<bool>();
   const bool queries_first = *rc::gen::arbitrary<bool>();
   World w;
@@ -286,14 +287,28 @@ RINDLE_RC_PROP(EngineProps, ViewEqualsFreshAfterEveryCommit, kCases) {
       RC_CLASSIFY(nonempty == w.views.size(), "every result non-empty");
       RC_CLASSIFY(nonempty == 0, "every result empty");
       RC_CLASSIFY(windowed, "a query has limit/start");
+      if (depth > 0) {
+        bool related = false, exists = false, children = false;
+        for (const auto& [qid, ast] : w.asts) {
+          related = related || !ast.related.empty();
+          exists = exists || (ast.where && ConditionHasSubquery(*ast.where));
+        }
+        for (const auto& [qid, v] : w.views) {
+          for (const TreeNode& n : v.Tree())
+            for (const auto& [alias, kids] : n.relationships) children = children || !kids.empty();
+        }
+        RC_CLASSIFY(related, "a query has related");
+        RC_CLASSIFY(exists, "a query has EXISTS");
+        RC_CLASSIFY(children, "a result shows children");
+      }
     }
   }
 }
 
 // b. A txn that fails (invalid op), is rolled back explicitly, or is dropped uncommitted leaves
 // no trace: rows, results and the next commit's events equal a twin Db that never ran it.
-RINDLE_RC_PROP(EngineProps, FailedOrRolledBackTxnLeavesNoTrace, kCases) {
-  const Setup setup = *GenSetup(8, 3);
+void FailedOrRolledBackTxnLeavesNoTraceBody(int depth) {
+  const Setup setup = *GenSetup(8, 3, depth);
   const bool server_seed = *rc::gen::arbitrary<bool>();
   const bool queries_first = *rc::gen::arbitrary<bool>();
   World a, b;
@@ -355,8 +370,8 @@ RINDLE_RC_PROP(EngineProps, FailedOrRolledBackTxnLeavesNoTrace, kCases) {
 
 // c1. Rebase where the server confirms the optimistic txns (one or two) exactly, as their net
 // effect, delivers nothing.
-RINDLE_RC_PROP(EngineProps, ExactlyConfirmedPredictionDeliversNothing, kCases) {
-  const Setup setup = *GenSetup(8, 3);
+void ExactlyConfirmedPredictionDeliversNothingBody(int depth) {
+  const Setup setup = *GenSetup(8, 3, depth);
   World w;
   Build(w, setup, /*server_seed=*/true, *rc::gen::arbitrary<bool>());
   const int pending = *rc::gen::inRange(1, 3);  // one or two optimistic txns, all confirmed
@@ -387,8 +402,8 @@ RINDLE_RC_PROP(EngineProps, ExactlyConfirmedPredictionDeliversNothing, kCases) {
 
 // c2. Rebase over a different server delta (rows the prediction does not touch), the prediction
 // (one or two pending txns) re-applied inside the cycle, each as its own txn: one coalesced batch per query, folding to fresh.
-RINDLE_RC_PROP(EngineProps, RebaseWithReappliedPredictionFoldsToFresh, kCases) {
-  const Setup setup = *GenSetup(8, 3);
+void RebaseWithReappliedPredictionFoldsToFreshBody(int depth) {
+  const Setup setup = *GenSetup(8, 3, depth);
   World w;
   Build(w, setup, /*server_seed=*/true, *rc::gen::arbitrary<bool>());
   const Txn prediction = *GenValidTxn(w.schema, w.head, 4);
@@ -442,5 +457,17 @@ RINDLE_RC_PROP(EngineProps, RebaseWithReappliedPredictionFoldsToFresh, kCases) {
   if (deltas.empty() && !b->empty())
     RC_FAIL("an empty server delta with the prediction re-applied delivered " + BatchesString(*b));
 }
+
+
+// Each property runs over single-table queries and over queries nested two levels deep
+// (related subqueries and EXISTS / NOT EXISTS, properties/generators.h GenDeepAst).
+RINDLE_RC_PROP(EngineProps, ViewEqualsFreshAfterEveryCommit, kCases) { ViewEqualsFreshAfterEveryCommitBody(0); }
+RINDLE_RC_PROP(EngineProps, ViewEqualsFreshAfterEveryCommitNested, kCases) { ViewEqualsFreshAfterEveryCommitBody(2); }
+RINDLE_RC_PROP(EngineProps, FailedOrRolledBackTxnLeavesNoTrace, kCases) { FailedOrRolledBackTxnLeavesNoTraceBody(0); }
+RINDLE_RC_PROP(EngineProps, FailedOrRolledBackTxnLeavesNoTraceNested, kCases) { FailedOrRolledBackTxnLeavesNoTraceBody(2); }
+RINDLE_RC_PROP(EngineProps, ExactlyConfirmedPredictionDeliversNothing, kCases) { ExactlyConfirmedPredictionDeliversNothingBody(0); }
+RINDLE_RC_PROP(EngineProps, ExactlyConfirmedPredictionDeliversNothingNested, kCases) { ExactlyConfirmedPredictionDeliversNothingBody(2); }
+RINDLE_RC_PROP(EngineProps, RebaseWithReappliedPredictionFoldsToFresh, kCases) { RebaseWithReappliedPredictionFoldsToFreshBody(0); }
+RINDLE_RC_PROP(EngineProps, RebaseWithReappliedPredictionFoldsToFreshNested, kCases) { RebaseWithReappliedPredictionFoldsToFreshBody(2); }
 
 }  // namespace rindle::props

@@ -281,13 +281,92 @@ inline rc::Gen<Ast> GenAst(const std::string& table, const TableSpec& spec) {
   });
 }
 
-// A query over one of the schema's tables.
-inline rc::Gen<Ast> GenQuery(const Schema& schema) {
-  return rc::gen::exec([schema] {
+// ---------------------------------------------------------------------------------------------
+// Nested ASTs: related subqueries and correlated EXISTS / NOT EXISTS (issue 3)
+
+// A correlation parent → child over 1–2 column pairs of the same type; nullopt when the tables
+// share no column type.
+inline rc::Gen<std::optional<Correlation>> GenCorrelation(const TableSpec& parent,
+                                                          const TableSpec& child) {
+  return rc::gen::exec([parent, child]() -> std::optional<Correlation> {
+    std::vector<std::pair<int, int>> pairs;
+    for (size_t p = 0; p < parent.columns.size(); ++p)
+      for (size_t c = 0; c < child.columns.size(); ++c)
+        if (parent.columns[p].type == child.columns[c].type)
+          pairs.emplace_back(static_cast<int>(p), static_cast<int>(c));
+    if (pairs.empty()) return std::nullopt;
+    Correlation corr;
+    const int n = std::min<int>(*rc::gen::inRange(1, 3), static_cast<int>(pairs.size()));
+    for (int i = 0; i < n; ++i) {
+      const auto [p, c] = *rc::gen::elementOf(pairs);
+      corr.parent_field.push_back(parent.columns[p].name);
+      corr.child_field.push_back(child.columns[c].name);
+    }
+    return corr;
+  });
+}
+
+// A query over `table` with up to `depth` levels of related subqueries and EXISTS conditions
+// (anywhere in an and/or tree, several per level, NOT EXISTS and the flip hint included). Child
+// tables are any of the schema's (self-correlation included).
+inline rc::Gen<Ast> GenDeepAst(const Schema& schema, const std::string& table, int depth) {
+  return rc::gen::exec([schema, table, depth] {
+    const TableSpec& spec = schema.at(table);
+    Ast ast = *GenAst(table, spec);
+    if (depth <= 0) return ast;
+    std::vector<std::string> names;
+    for (const auto& [n, s] : schema) names.push_back(n);
+    auto subquery = [&](const std::string& child, const std::string& alias)
+        -> std::optional<CorrelatedSubquery> {
+      std::optional<Correlation> corr = *GenCorrelation(spec, schema.at(child));
+      if (!corr) return std::nullopt;
+      CorrelatedSubquery rel;
+      rel.correlation = *corr;
+      Ast sub = *GenDeepAst(schema, child, depth - 1);
+      sub.alias = alias;
+      // Mostly without a start cursor, so that children and witnesses are common.
+      if (*rc::gen::inRange(0, 3) != 0) sub.start.reset();
+      rel.subquery = std::make_shared<const Ast>(std::move(sub));
+      return rel;
+    };
+    const int nrel = *rc::gen::inRange(0, 3);
+    for (int i = 0; i < nrel; ++i) {
+      auto rel = subquery(*rc::gen::elementOf(names), std::string("r").append(std::to_string(i)));
+      if (!rel) continue;
+      rel->hidden = *rc::gen::inRange(0, 6) == 0;
+      ast.related.push_back(std::move(*rel));
+    }
+    const int nexists = *rc::gen::inRange(0, 3);
+    for (int i = 0; i < nexists; ++i) {
+      auto rel = subquery(*rc::gen::elementOf(names), std::string("e").append(std::to_string(i)));
+      if (!rel) continue;
+      Condition ex;
+      ex.type = Condition::Type::kCorrelatedSubquery;
+      ex.not_exists = *rc::gen::inRange(0, 3) == 0;
+      ex.flip = *rc::gen::inRange(0, 4) == 0;
+      ex.related = std::move(*rel);
+      if (!ast.where) {
+        ast.where = std::move(ex);
+      } else {
+        Condition both;
+        both.type = *rc::gen::element(Condition::Type::kAnd, Condition::Type::kOr);
+        both.conditions.push_back(std::move(*ast.where));
+        both.conditions.push_back(std::move(ex));
+        if (*rc::gen::arbitrary<bool>()) std::swap(both.conditions[0], both.conditions[1]);
+        ast.where = std::move(both);
+      }
+    }
+    return ast;
+  });
+}
+
+// A query over one of the schema's tables, nested up to `depth` levels (0 = single table).
+inline rc::Gen<Ast> GenQuery(const Schema& schema, int depth = 0) {
+  return rc::gen::exec([schema, depth] {
     std::vector<std::string> names;
     for (const auto& [n, s] : schema) names.push_back(n);
     const std::string t = *rc::gen::elementOf(names);
-    return *GenAst(t, schema.at(t));
+    return *GenDeepAst(schema, t, depth);
   });
 }
 
@@ -632,13 +711,14 @@ inline std::ostream& operator<<(std::ostream& os, const Setup& s) {
   return os << "}";
 }
 
-inline rc::Gen<Setup> GenSetup(int max_rows, int max_queries) {
-  return rc::gen::exec([max_rows, max_queries] {
+// `depth` > 0 nests related/EXISTS up to that depth (GenDeepAst).
+inline rc::Gen<Setup> GenSetup(int max_rows, int max_queries, int depth = 0) {
+  return rc::gen::exec([max_rows, max_queries, depth] {
     Setup s;
     s.schema = *GenSchema();
     s.rows = *GenTables(s.schema, max_rows);
     const int nq = *rc::gen::inRange(1, max_queries + 1);
-    for (int i = 0; i < nq; ++i) s.queries.push_back(*GenQuery(s.schema));
+    for (int i = 0; i < nq; ++i) s.queries.push_back(*GenQuery(s.schema, depth));
     return s;
   });
 }
