@@ -15,6 +15,21 @@ nlohmann::json TreeToJson(const std::vector<TreeNode>& nodes) {
   return out;
 }
 
+bool TreesEqual(const std::vector<TreeNode>& a, const std::vector<TreeNode>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const TreeNode& x = a[i];
+    const TreeNode& y = b[i];
+    if (x.row != y.row && CompareRowValues(*x.row, *y.row) != 0) return false;
+    if (x.relationships.size() != y.relationships.size()) return false;
+    for (size_t r = 0; r < x.relationships.size(); ++r) {
+      if (x.relationships[r].first != y.relationships[r].first) return false;
+      if (!TreesEqual(x.relationships[r].second, y.relationships[r].second)) return false;
+    }
+  }
+  return true;
+}
+
 nlohmann::json ChangeEventToJson(const ChangeEvent& e) {
   nlohmann::json path = nlohmann::json::array();
   for (const auto& step : e.path) path.push_back({step.alias, RowToJson(*step.parent_row)});

@@ -62,6 +62,9 @@ struct QueryBatch {
 // {"row":[...],"rels":{"alias":[...]}} — the raw tree form used by oracles and tests.
 nlohmann::json TreeNodeToJson(const TreeNode& node);
 nlohmann::json TreeToJson(const std::vector<TreeNode>& nodes);
+// Structural equality: same rows (cell by cell) in the same order, same relationships (alias and
+// children, in order) at every depth. Cheap; build JSON only to explain a difference.
+bool TreesEqual(const std::vector<TreeNode>& a, const std::vector<TreeNode>& b);
 // {"path":[["alias",[row]]...],"op":"add"|"remove"|"edit", ...} — for traces and debugging.
 nlohmann::json ChangeEventToJson(const ChangeEvent& e);
 

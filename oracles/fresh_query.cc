@@ -53,7 +53,8 @@ class Evaluator {
     std::vector<const RowValues*> rows;
     auto tit = tables_.find(ast.table);
     if (tit != tables_.end()) {
-      for (const auto& [pk, row] : tit->second) {
+      for (const RowValues* rowp : Candidates(ast.table, tit->second, constraint)) {
+        const RowValues& row = *rowp;
         bool ok = true;
         for (const auto& [col, v] : constraint) {
           if (row[col].is_null() || !ComparableKinds(row[col], v) ||
@@ -476,8 +477,39 @@ class Evaluator {
     return absl::InternalError(StrCat(path.Str(), ": unhandled operator ", SimpleOpName(c.op)));
   }
 
+  // The rows of `table` that may satisfy `constraint`: for a constrained level, the rows whose
+  // constrained cells equal the first row's of the same key, grouped once per evaluation (the
+  // naive per-parent scan made nested queries quadratic); the exact check stays in LevelRows.
+  const std::vector<const RowValues*>& Candidates(
+      const std::string& table, const PlainTable& rows,
+      const std::vector<std::pair<int, Value>>& constraint) {
+    std::vector<int> cols;
+    RowValues key;
+    for (const auto& [col, v] : constraint) {
+      cols.push_back(col);
+      key.push_back(v);
+    }
+    Group& g = groups_[{table, cols}];
+    if (!g.built) {
+      g.built = true;
+      for (const auto& [pk, row] : rows) {
+        RowValues k;
+        for (int c : cols) k.push_back(row[c]);
+        g.by_key[k].push_back(&row);
+      }
+    }
+    auto it = g.by_key.find(key);
+    static const std::vector<const RowValues*> kNone;
+    return it == g.by_key.end() ? kNone : it->second;
+  }
+  struct Group {
+    bool built = false;
+    std::map<RowValues, std::vector<const RowValues*>, PkLess> by_key;
+  };
+
   const PlainTables& tables_;
   const Schema& schema_;
+  std::map<std::pair<std::string, std::vector<int>>, Group> groups_;
 };
 
 }  // namespace

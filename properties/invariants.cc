@@ -27,18 +27,16 @@ MaybeViolation CheckTreeMatchesFresh(const std::string& who, const std::vector<T
     return Violation{property, StrCat(who, ": the oracle rejected the query: ",
                                       fresh.status().message())};
   }
-  const nlohmann::json expected = TreeToJson(*fresh);
-  const nlohmann::json actual = TreeToJson(tree);
-  if (expected == actual) return std::nullopt;
-  return Violation{property, StrCat(who, ": ", JsonDiff(expected, actual))};
+  if (TreesEqual(*fresh, tree)) return std::nullopt;
+  return Violation{property, StrCat(who, ": ", JsonDiff(TreeToJson(*fresh), TreeToJson(tree)))};
 }
 
 MaybeViolation CheckFoldedMatchesMaterialized(const std::string& who, const ResultView& view,
                                               const std::vector<TreeNode>& materialized) {
-  const nlohmann::json expected = TreeToJson(materialized);
-  const nlohmann::json actual = view.RawJson();
-  if (expected == actual) return std::nullopt;
-  return Violation{"events==view", StrCat(who, ": ", JsonDiff(expected, actual))};
+  const std::vector<TreeNode> folded = view.Tree();
+  if (TreesEqual(materialized, folded)) return std::nullopt;
+  return Violation{"events==view",
+                   StrCat(who, ": ", JsonDiff(TreeToJson(materialized), TreeToJson(folded)))};
 }
 
 MaybeViolation CheckViewMatchesFresh(const std::string& who, const ResultView& view,
@@ -78,10 +76,9 @@ MaybeViolation CheckHeadIsSyncPlusPending(const std::string& who, const Db& db,
     if (m->second(tx, p->args).ok()) tx.Commit();
   }
   PlainTables head = PlainTablesOf(db, schema, /*sync=*/false);
-  const nlohmann::json expected = PlainTablesToJson(store.tables());
-  const nlohmann::json actual = PlainTablesToJson(head);
-  if (expected == actual) return std::nullopt;
-  return Violation{"head==sync+pending", StrCat(who, ": ", JsonDiff(expected, actual))};
+  if (PlainTablesEqual(store.tables(), head)) return std::nullopt;
+  return Violation{"head==sync+pending", StrCat(who, ": ", JsonDiff(PlainTablesToJson(store.tables()),
+                                                                    PlainTablesToJson(head)))};
 }
 
 }  // namespace rindle::props

@@ -4,6 +4,7 @@
 #include "engine/str_util.h"
 #include "optimistic/tracking_tx.h"
 #include "optimistic/write_set.h"
+#include "sim/footprint_query.h"
 #include "sim/query_resolution.h"
 
 namespace rindle::sim {
@@ -77,10 +78,9 @@ std::map<DaemonAuthority::FootprintKey, RowValues> DaemonAuthority::Footprint(
         RINDLE_CHECK(spec != nullptr);
         for (const TreeNode& n : nodes) {
           out[{ast.table, spec->PkOf(*n.row)}] = *n.row;
-          for (const auto& [alias, children] : n.relationships) {
-            for (const auto& rel : ast.related) {
-              if (rel.subquery->alias && *rel.subquery->alias == alias) walk(children, *rel.subquery);
-            }
+          RINDLE_CHECK_EQ(n.relationships.size(), ast.related.size());
+          for (size_t i = 0; i < n.relationships.size(); ++i) {
+            walk(n.relationships[i].second, *ast.related[i].subquery);
           }
         }
       };
@@ -107,7 +107,7 @@ void DaemonAuthority::Register(const std::string& client, int64_t qid, const Rem
   }
   Subscription sub;
   sub.engine_qid = next_engine_qid_++;
-  sub.ast = *ast;
+  sub.ast = FootprintQuery(*ast);
   auto snap = store_->RegisterQuery(sub.engine_qid, sub.ast);
   if (!snap.ok()) {
     Fail(absl::InternalError(StrCat("authority: cannot register query ", query.name, ": ",

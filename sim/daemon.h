@@ -7,8 +7,9 @@
 // writes the `_rindle_client_mutations` row [clientID, lmid] (confirmation is data, same cv); a
 // twin that fails (or an unknown mutator) is processed as a no-op that still advances lmid (the
 // mid is burnt); a mid beyond the next is held, unacknowledged, until the gap fills.
-// Every processed envelope bumps `cv` by one. A subscription's footprint is every base row of its
-// live view (result rows at every level); after each commit, subscriptions whose view changed get
+// Every processed envelope bumps `cv` by one. A subscription runs FootprintQuery(query)
+// (footprint_query.h) and its footprint is every base row of that live view (result rows at every
+// level: the query's own rows, EXISTS witnesses, the row past each window); after each commit, subscriptions whose view changed get
 // a batch {cv, ops} with the footprint diff, then every connected client gets progress {cvMin =
 // cv}. Registration sends hello (tables and column names), snapshot {cv, footprint} and progress.
 // Restart: a new boot id, cv back to 0, every session and subscription gone; the store and the

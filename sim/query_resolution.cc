@@ -28,8 +28,7 @@ absl::StatusOr<Ast> ResolveRemoteQuery(const RemoteQuery& query, const std::stri
     ast.where = c;
     return ast;
   }
-  ASSIGN_OR_RETURN(Ast ast, BuildNamedQuery(query, QueryContext{user_id}));
-  return SingleTableOnly(ast);
+  return BuildNamedQuery(query, QueryContext{user_id});
 }
 
 }  // namespace rindle::sim

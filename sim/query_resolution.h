@@ -1,7 +1,7 @@
 // query_resolution.h — turns a remote query {name, args} into the AST both sides run: the
 // authority for its subscription views, the client for its local view. The reserved lmid query
-// (`_rindle_client_mutations`, qid 0) resolves to that client's ledger row. While the engine runs
-// single-table queries only, app queries are reduced with SingleTableOnly (workload_queries.h).
+// (`_rindle_client_mutations`, qid 0) resolves to that client's ledger row. The authority runs
+// FootprintQuery (footprint_query.h) of this AST so its frames carry every row the client needs.
 // Stateless.
 #pragma once
 

@@ -246,31 +246,6 @@ absl::Status NoArgs(absl::string_view query, const json& args) {
   return BadArgs(query, absl::StrCat("takes no args (null), got ", args.dump()));
 }
 
-// Strips correlated subqueries from `c`; nullopt when nothing is left of it.
-std::optional<Condition> StripSubqueries(const Condition& c) {
-  switch (c.type) {
-    case Condition::Type::kSimple:
-      return c;
-    case Condition::Type::kCorrelatedSubquery:
-      return std::nullopt;
-    case Condition::Type::kOr:
-      if (ConditionHasSubquery(c)) return std::nullopt;
-      return c;
-    case Condition::Type::kAnd: {
-      Condition out;
-      out.type = Condition::Type::kAnd;
-      for (const Condition& child : c.conditions) {
-        if (std::optional<Condition> kept = StripSubqueries(child)) {
-          out.conditions.push_back(std::move(*kept));
-        }
-      }
-      if (out.conditions.empty()) return std::nullopt;
-      return out;
-    }
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 std::vector<std::string> NamedQueryNames() {
@@ -297,13 +272,6 @@ absl::StatusOr<Ast> BuildNamedQuery(const RemoteQuery& q, const QueryContext& ct
   }
   return absl::InvalidArgumentError(absl::StrCat("unknown named query \"", q.name, "\" (known: ",
                                                  absl::StrJoin(NamedQueryNames(), ", "), ")"));
-}
-
-Ast SingleTableOnly(const Ast& ast) {
-  Ast out = ast;
-  out.related.clear();
-  if (out.where) out.where = StripSubqueries(*out.where);
-  return out;
 }
 
 std::vector<RemoteQuery> WorkloadQueries() {

@@ -23,7 +23,6 @@
 //
 //   ASSIGN_OR_RETURN(Ast ast, BuildNamedQuery({"issuesPage", {{"limit", 20}, {"filter", ...}}},
 //                                             QueryContext{"u03"}));
-//   Ast runnable = SingleTableOnly(ast);  // while the engine runs only single-table queries
 #pragma once
 
 #include <string>
@@ -44,15 +43,6 @@ struct QueryContext {
 std::vector<std::string> NamedQueryNames();
 
 absl::StatusOr<Ast> BuildNamedQuery(const RemoteQuery& q, const QueryContext& ctx);
-
-// The same query restricted to its root table: `related` removed and every correlatedSubquery
-// dropped from `where` — inside an `and` the EXISTS is dropped (the and keeps its other
-// conditions, even if only one is left; an `and` left empty is dropped, and an empty root
-// where becomes no where); an `or` that contains a correlatedSubquery anywhere is dropped whole
-// (dropping one branch of an or would narrow it). The result therefore matches a superset of the
-// original's root rows before limit. Everything else (orderBy, start, limit, one, select,
-// aggregate, alias) is kept.
-Ast SingleTableOnly(const Ast& ast);
 
 // The set of named queries simulated clients retain: issuesPage variants (no filter; status,
 // priority, title and status+priority facets; limits 50, 20 and small windows 5 and 3 that the

@@ -1,5 +1,5 @@
 // workload_queries_test.cc — the named-query builders reproduce the real query builder's ASTs
-// (fixtures/app), and SingleTableOnly strips exactly the multi-table parts.
+// (fixtures/app).
 #include "sim/workload_queries.h"
 
 #include <fstream>
@@ -67,10 +67,6 @@ TEST(WorkloadQueriesTest, BuiltQueriesValidateAgainstTheAppSchema) {
     absl::StatusOr<Ast> ast = BuildNamedQuery(q, QueryContext{"u01"});
     ASSERT_TRUE(ast.ok()) << ast.status();
     EXPECT_TRUE(ValidateAst(*ast, LookupIn(*schema)).ok()) << ValidateAst(*ast, LookupIn(*schema));
-    const Ast single = SingleTableOnly(*ast);
-    EXPECT_TRUE(single.related.empty());
-    EXPECT_FALSE(single.where && ConditionHasSubquery(*single.where));
-    EXPECT_TRUE(ValidateAst(single, LookupIn(*schema)).ok());
   }
 }
 
@@ -136,100 +132,6 @@ TEST(WorkloadQueriesTest, IssueDetailAcceptsAnIdObjectToo) {
   absl::StatusOr<Ast> b = BuildNamedQuery({"issueDetail", {{"id", "i007"}}}, {});
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(AstToJson(*a), AstToJson(*b));
-}
-
-Condition ParseCond(const json& j) {
-  absl::StatusOr<Condition> c = ParseCondition(j, "$");
-  EXPECT_TRUE(c.ok()) << c.status();
-  return *c;
-}
-
-const json kEq = {{"type", "simple"}, {"op", "="}, {"left", {{"type", "column"}, {"name", "status"}}},
-                  {"right", {{"type", "literal"}, {"value", "todo"}}}};
-const json kEq2 = {{"type", "simple"}, {"op", "!="}, {"left", {{"type", "column"}, {"name", "id"}}},
-                   {"right", {{"type", "literal"}, {"value", "x"}}}};
-const json kExists = {
-    {"type", "correlatedSubquery"},
-    {"op", "EXISTS"},
-    {"related",
-     {{"correlation", {{"parentField", {"id"}}, {"childField", {"issueId"}}}},
-      {"subquery", {{"table", "tag"}, {"alias", "tag"}}}}}};
-
-Ast IssueWhere(const json& where) {
-  Ast a;
-  a.table = "issue";
-  a.where = ParseCond(where);
-  return a;
-}
-
-json Group(const char* type, std::vector<json> conditions) {
-  json arr = json::array();
-  for (json& c : conditions) arr.push_back(std::move(c));
-  json out = json::object();
-  out["type"] = type;
-  out["conditions"] = arr;
-  return out;
-}
-json And(std::vector<json> c) { return Group("and", std::move(c)); }
-json Or(std::vector<json> c) { return Group("or", std::move(c)); }
-
-TEST(WorkloadQueriesTest, SingleTableOnlyDropsExistsFromAndKeepingTheAnd) {
-  const json out = AstToJson(SingleTableOnly(IssueWhere(And({kEq, kExists}))));
-  EXPECT_EQ(out["where"], And({kEq}));
-}
-
-TEST(WorkloadQueriesTest, SingleTableOnlyDropsAnAndLeftEmptyAndAnEmptyRootWhere) {
-  EXPECT_FALSE(SingleTableOnly(IssueWhere(kExists)).where.has_value());
-  EXPECT_FALSE(SingleTableOnly(IssueWhere(And({kExists, kExists}))).where.has_value());
-  EXPECT_EQ(AstToJson(SingleTableOnly(IssueWhere(And({kEq, And({kExists})}))))["where"],
-            And({kEq}));
-}
-
-TEST(WorkloadQueriesTest, SingleTableOnlyDropsAWholeOrThatContainsAnExists) {
-  // or(eq, exists) alone: dropping only the EXISTS would narrow the or → drop it whole.
-  EXPECT_FALSE(SingleTableOnly(IssueWhere(Or({kEq, kExists}))).where.has_value());
-  // Inside an and: the or goes (even with the EXISTS nested deeper), the sibling stays.
-  EXPECT_EQ(AstToJson(SingleTableOnly(IssueWhere(And({kEq2, Or({kEq, And({kExists})})}))))["where"],
-            And({kEq2}));
-  // An or without subqueries is kept as is, even with one condition.
-  EXPECT_EQ(AstToJson(SingleTableOnly(IssueWhere(Or({kEq}))))["where"], Or({kEq}));
-  EXPECT_EQ(AstToJson(SingleTableOnly(IssueWhere(And({Or({kEq, kEq2}), kExists}))))["where"],
-            And({Or({kEq, kEq2})}));
-}
-
-TEST(WorkloadQueriesTest, SingleTableOnlyKeepsEverythingButRelatedAndSubqueries) {
-  const json manifest = ReadJson(AppDir() + "/app-queries-manifest.json");
-  absl::StatusOr<Schema> schema = LoadAppSchema();
-  ASSERT_TRUE(schema.ok());
-  for (const auto& [key, entry] : manifest["queries"].items()) {
-    SCOPED_TRACE(key);
-    absl::StatusOr<Ast> ast = ParseAst(ReadJson(QueryFile(entry["file"].get<std::string>())));
-    ASSERT_TRUE(ast.ok()) << ast.status();
-    const Ast single = SingleTableOnly(*ast);
-    EXPECT_TRUE(single.related.empty());
-    EXPECT_FALSE(single.where && ConditionHasSubquery(*single.where));
-    EXPECT_EQ(AstTables(single), std::vector<std::string>{ast->table});
-    EXPECT_TRUE(ValidateAst(single, LookupIn(*schema)).ok());
-    json a = AstToJson(*ast), b = AstToJson(single);
-    a.erase("related");
-    a.erase("where");
-    b.erase("where");
-    EXPECT_EQ(a, b);
-    if (ast->where && !ConditionHasSubquery(*ast->where)) {
-      EXPECT_EQ(ConditionToJson(*single.where), ConditionToJson(*ast->where));
-    }
-  }
-  // The all-axes page keeps its three row-local facets in an and.
-  absl::StatusOr<Ast> all = ParseAst(ReadJson(AppDir() + "/queries/issuesPage-search-all-axes.json"));
-  ASSERT_TRUE(all.ok());
-  const Ast single = SingleTableOnly(*all);
-  ASSERT_TRUE(single.where.has_value());
-  EXPECT_EQ(single.where->type, Condition::Type::kAnd);
-  EXPECT_EQ(single.where->conditions.size(), 3u);
-  // or(and(..), and(.., NOT EXISTS), ILIKE) is dropped whole.
-  absl::StatusOr<Ast> nesting = ParseAst(ReadJson(AppDir() + "/queries/issues-or-and-nesting.json"));
-  ASSERT_TRUE(nesting.ok());
-  EXPECT_FALSE(SingleTableOnly(*nesting).where.has_value());
 }
 
 }  // namespace
