@@ -1,6 +1,8 @@
 #include "engine/str_util.h"
 #include "engine/table.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "engine/check.h"
 
@@ -63,8 +65,25 @@ const RowIndexSet& Table::AcquireIndex(const std::vector<SortPart>& sort) {
   if (it == indexes_.end()) {
     Index idx;
     idx.sort = std::make_unique<std::vector<SortPart>>(sort);
+    // Sort compact copies of the sort cells first (contiguous, cache-friendly), then append in
+    // order: inserting row by row chases every compared row through the heap.
+    std::vector<std::pair<RowValues, Row>> keyed;
+    keyed.reserve(rows_.size());
+    for (const auto& [pk, row] : rows_) {
+      RowValues key;
+      key.reserve(sort.size());
+      for (const SortPart& p : sort) key.push_back((*row)[p.column]);
+      keyed.emplace_back(std::move(key), row);
+    }
+    std::sort(keyed.begin(), keyed.end(), [&sort](const auto& a, const auto& b) {
+      for (size_t i = 0; i < sort.size(); ++i) {
+        const int c = CompareValues(a.first[i], b.first[i]);
+        if (c != 0) return sort[i].desc ? c > 0 : c < 0;
+      }
+      return false;
+    });
     idx.set = std::make_unique<RowIndexSet>(RowOrderLess{idx.sort.get()});
-    for (const auto& [pk, row] : rows_) idx.set->insert(row);
+    for (auto& [key, row] : keyed) idx.set->insert(idx.set->end(), std::move(row));
     it = indexes_.emplace(key, std::move(idx)).first;
   }
   ++it->second.refs;
