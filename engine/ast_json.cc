@@ -503,6 +503,34 @@ absl::Status ValidateCondition(const Condition& c, std::string_view table, const
   return absl::OkStatus();
 }
 
+namespace {
+
+// The path of the first correlatedSubquery in `c`, or "" when there is none.
+std::string FirstSubqueryPath(const Condition& c, std::string_view path) {
+  if (c.type == Condition::Type::kCorrelatedSubquery) return std::string(path);
+  if (c.type == Condition::Type::kAnd || c.type == Condition::Type::kOr) {
+    for (size_t i = 0; i < c.conditions.size(); ++i) {
+      std::string p = FirstSubqueryPath(c.conditions[i], StrCat(path, ".conditions[", i, "]"));
+      if (!p.empty()) return p;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+absl::Status ValidateRowLocalCondition(const Condition& c, std::string_view table,
+                                       const TableSpec& spec, std::string_view path) {
+  const std::string sub = FirstSubqueryPath(c, path);
+  if (!sub.empty()) {
+    return Err(sub, "a correlated subquery (EXISTS / NOT EXISTS) is not allowed in a row-local "
+                    "predicate (expected only simple, and, or conditions on the row's own "
+                    "columns)");
+  }
+  const TableLookup none = [](std::string_view) -> const TableSpec* { return nullptr; };
+  return ValidateCondition(c, table, spec, none, path);
+}
+
 absl::Status ValidateAst(const Ast& ast, const TableLookup& lookup, std::string_view path) {
   const TableSpec* spec = lookup(ast.table);
   if (spec == nullptr) {
@@ -555,9 +583,10 @@ absl::Status ValidateAst(const Ast& ast, const TableLookup& lookup, std::string_
                                              StrCat(rpath, ".correlation.childField[", k, "]")));
       if (spec->columns[p].type != child->columns[ch].type) {
         return Err(StrCat(rpath, ".correlation"),
-                   StrCat("parentField \"", r.correlation.parent_field[k],
-                                "\" and childField \"", r.correlation.child_field[k],
-                                "\" differ in type"));
+                   StrCat("parentField \"", r.correlation.parent_field[k], "\" (",
+                          ColumnTypeName(spec->columns[p].type), ") and childField \"",
+                          r.correlation.child_field[k], "\" (",
+                          ColumnTypeName(child->columns[ch].type), ") differ in type"));
       }
     }
     RETURN_IF_ERROR(ValidateAst(sub, lookup, StrCat(rpath, ".subquery")));

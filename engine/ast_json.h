@@ -28,9 +28,15 @@ nlohmann::json ConditionToJson(const Condition& c);
 using TableLookup = std::function<const TableSpec*(std::string_view table)>;
 
 absl::Status ValidateAst(const Ast& ast, const TableLookup& lookup, std::string_view path = "$");
-// Validates a row-local condition (no correlatedSubquery) against one table — the writable-scope
-// predicate of seed 000 and the where of a single level.
+// Validates the where of one level against its table; a correlatedSubquery in it is validated
+// (correlation, child table, subquery) through `lookup`.
 absl::Status ValidateCondition(const Condition& c, std::string_view table, const TableSpec& spec,
                                const TableLookup& lookup, std::string_view path);
+// Validates a condition that must be row-local — evaluated on one row alone, such as seed 000's
+// writable-scope `predicate` of addRoomSource. Like ValidateCondition, but a correlatedSubquery
+// anywhere in it is InvalidArgument naming its path, e.g. "$.predicate.conditions[1]: a
+// correlated subquery (EXISTS / NOT EXISTS) is not allowed in a row-local predicate ...".
+absl::Status ValidateRowLocalCondition(const Condition& c, std::string_view table,
+                                       const TableSpec& spec, std::string_view path);
 
 }  // namespace rindle

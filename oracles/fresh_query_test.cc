@@ -1,19 +1,13 @@
-// fresh_query_test.cc — the fresh-query oracle against the real engine's recorded results
-// (fixtures/rindle-wasm, 40 cases) and unit tests of its semantics: null handling, LIKE/ILIKE,
-// IN, cursors, EXISTS / NOT EXISTS, nested related with limits.
+// fresh_query_test.cc — unit tests of the fresh-query oracle's semantics: null handling,
+// LIKE/ILIKE, IN, cursors, EXISTS / NOT EXISTS, nested related with limits. (Its checks against
+// the real engines' recorded fixtures are conformance/oracle_fixtures_test.cc, which shares the
+// case loaders of conformance/.)
 #include "oracles/fresh_query.h"
 
-#include <algorithm>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "engine/ast_json.h"
-#include "engine/presentation.h"
 #include "gtest/gtest.h"
-#include "oracles/diff.h"
 #include "oracles/like_match.h"
 #include "oracles/plain_store.h"
 
@@ -21,161 +15,6 @@ namespace rindle {
 namespace {
 
 using json = nlohmann::json;
-
-json ReadJsonFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
-}
-
-// A keyed fixture row (every non-null column given) → positional.
-RowValues RowFromObject(const TableSpec& spec, const json& obj) {
-  RowValues row(spec.columns.size());
-  for (size_t i = 0; i < spec.columns.size(); ++i) {
-    auto it = obj.find(spec.columns[i].name);
-    if (it == obj.end()) continue;
-    auto v = Value::FromJson(*it);
-    EXPECT_TRUE(v.ok()) << v.status();
-    if (v.ok()) row[i] = *v;
-  }
-  return row;
-}
-
-TableLookup LookupOf(const Schema& schema) {
-  return [&schema](std::string_view t) -> const TableSpec* {
-    auto it = schema.find(std::string(t));
-    return it == schema.end() ? nullptr : &it->second;
-  };
-}
-
-absl::StatusOr<json> Present(const PlainStore& store, const Ast& ast) {
-  auto tree = FreshQuery(ast, store.tables(), store.schema());
-  if (!tree.ok()) return tree.status();
-  return PresentData(*tree, ast, LookupOf(store.schema()));
-}
-
-TEST(FreshQueryFixtures, MatchesTheRealEngineOnEveryRindleWasmCase) {
-  int cases = 0, steps = 0;
-  for (int n = 0;; ++n) {
-    char name[64];
-    std::snprintf(name, sizeof(name), "/rindle-wasm/case-%04d", n);
-    const std::string base = std::string(RINDLE_FIXTURES_DIR) + name;
-    std::ifstream probe(base + ".json");
-    if (!probe.good()) break;
-    SCOPED_TRACE(base);
-    const json c = ReadJsonFile(base + ".json");
-    const json e = ReadJsonFile(base + ".expected.json");
-    ASSERT_FALSE(c.is_discarded());
-    ASSERT_FALSE(e.is_discarded());
-    ++cases;
-    auto schema = SchemaFromJson(c["schema"], base);
-    ASSERT_TRUE(schema.ok()) << schema.status();
-    auto ast = ParseAst(c["ast"]);
-    ASSERT_TRUE(ast.ok()) << ast.status();
-    ASSERT_TRUE(ValidateAst(*ast, LookupOf(*schema)).ok());
-    PlainStore store(*schema);
-    for (const auto& [table, rows] : c["rows"].items()) {
-      const TableSpec& spec = schema->at(table);
-      for (const json& r : rows) {
-        auto s = store.Add(table, RowFromObject(spec, r));
-        ASSERT_TRUE(s.ok()) << s;
-      }
-    }
-    auto data = Present(store, *ast);
-    ASSERT_TRUE(data.ok()) << data.status();
-    ++steps;
-    EXPECT_EQ(JsonDiff(e["hydrate"]["data"], *data), "") << "hydrate";
-    ASSERT_EQ(c["txns"].size(), e["txns"].size());
-    for (size_t t = 0; t < c["txns"].size(); ++t) {
-      for (const json& op : c["txns"][t]) {
-        const std::string table = op["table"].get<std::string>();
-        const TableSpec& spec = schema->at(table);
-        const std::string kind = op["op"].get<std::string>();
-        absl::Status s;
-        if (kind == "add") {
-          s = store.Add(table, RowFromObject(spec, op["row"]));
-        } else if (kind == "remove") {
-          s = store.Remove(table, RowFromObject(spec, op["row"]));
-        } else if (kind == "edit") {
-          s = store.Edit(table, RowFromObject(spec, op["old"]), RowFromObject(spec, op["row"]));
-        } else {
-          FAIL() << "unknown op " << kind;
-        }
-        ASSERT_TRUE(s.ok()) << "txn " << t << ": " << s;
-      }
-      auto after = Present(store, *ast);
-      ASSERT_TRUE(after.ok()) << after.status();
-      ++steps;
-      EXPECT_EQ(JsonDiff(e["txns"][t]["data"], *after), "") << "after txn " << t;
-    }
-  }
-  EXPECT_EQ(cases, 40);
-  EXPECT_GT(steps, 40);
-}
-
-// Zero's JS ZQL engine's recorded results (fixtures/zql-diff in the shared folder, not
-// committed): every `fetch` case's data, and every `push` case's data after its pushes.
-TEST(FreshQueryFixtures, MatchesZeroZqlOnEveryZqlDiffCase) {
-  const std::filesystem::path dir =
-      std::filesystem::path(RINDLE_SHARED_DIR) / "fixtures" / "zql-diff";
-  if (!std::filesystem::is_directory(dir)) GTEST_SKIP() << dir << " is absent";
-  std::vector<std::string> files;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (entry.path().extension() == ".json") files.push_back(entry.path().string());
-  }
-  std::sort(files.begin(), files.end());
-  ASSERT_FALSE(files.empty());
-  for (const std::string& file : files) {
-    SCOPED_TRACE(file);
-    const json c = ReadJsonFile(file);
-    ASSERT_FALSE(c.is_discarded());
-    const json& in = c["input"];
-    // {columns: {name: {type}}, primaryKeys: [...]} → the app-schema shape.
-    json tables = json::object();
-    for (const auto& [name, src] : in["sources"].items()) {
-      json cols = json::array();
-      for (const auto& [col, def] : src["columns"].items()) {
-        cols.push_back({{"name", col}, {"type", def["type"]}, {"nullable", true}});
-      }
-      tables[name] = {{"columns", cols}, {"primaryKey", src["primaryKeys"]}};
-    }
-    auto schema = SchemaFromJson(json{{"tables", tables}}, file);
-    ASSERT_TRUE(schema.ok()) << schema.status();
-    auto ast = ParseAst(in["ast"]);
-    ASSERT_TRUE(ast.ok()) << ast.status();
-    PlainStore store(*schema);
-    for (const auto& [table, rows] : in["sourceContents"].items()) {
-      for (const json& r : rows) {
-        auto s = store.Add(table, RowFromObject(schema->at(table), r));
-        ASSERT_TRUE(s.ok()) << s;
-      }
-    }
-    if (in.contains("pushes")) {
-      for (const json& push : in["pushes"]) {
-        const std::string table = push[0].get<std::string>();
-        const json& change = push[1];
-        const TableSpec& spec = schema->at(table);
-        const std::string type = change["type"].get<std::string>();
-        absl::Status s;
-        if (type == "add") {
-          s = store.Add(table, RowFromObject(spec, change["row"]));
-        } else if (type == "remove") {
-          s = store.Remove(table, RowFromObject(spec, change["row"]));
-        } else if (type == "edit") {
-          s = store.Edit(table, RowFromObject(spec, change["oldRow"]),
-                         RowFromObject(spec, change["row"]));
-        } else {
-          FAIL() << "unknown push type " << type;
-        }
-        ASSERT_TRUE(s.ok()) << s;
-      }
-    }
-    auto data = Present(store, *ast);
-    ASSERT_TRUE(data.ok()) << data.status();
-    EXPECT_EQ(JsonDiff(c["expected"]["data"], *data), "");
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Unit tests over a small schema.
