@@ -1,6 +1,7 @@
 // replay_test.cc — replays every saved scenario in corpus/ (RINDLE_CORPUS_DIR) forever: one
-// test per *.json file, judged by the scenario's own "expect" (sim/scenario.h). A corrupt file
-// fails its test with the load error; an empty corpus skips.
+// test per *.json file (not corpus/pending/), judged by the scenario's own "expect" (runner.h
+// JudgeScenario). A corrupt file fails its own test with the load error (naming the file and
+// the field); the other files' tests still run. An empty corpus skips.
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "sim/runner.h"
 #include "sim/scenario.h"
 
 #ifndef RINDLE_CORPUS_DIR

@@ -1,7 +1,12 @@
-// runner.h — runs one seed end to end: a whole simulated deployment (the daemon authority, 2–4
-// optimistic clients, a faulty network) in virtual time, every invariant checked after every
+// runner.h — runs one simulated deployment end to end: a seed is GENERATED into a scenario
+// (scenario_generator.h) which is then EXECUTED (simulation.h): the daemon authority, 1–8
+// optimistic clients, a faulty network, in virtual time, every invariant checked after every
 // step, then a quiescence phase (faults healed, queues drained) checking convergence.
-// Stateless entry point; everything a run touches is created and destroyed inside RunSeed.
+// Stateless entry points; everything a run touches is created and destroyed inside the call.
+//
+// RunSeed(options) == RunScenario(GenerateScenario(options.seed, {options.swarm}), options), so
+// `run --seed S` and `run --scenario <the scenario S emits>` give the same trace digest.
+// A generation error (the app schema missing) is a failed result with property "setup".
 #pragma once
 
 #include <cstdint>
@@ -10,13 +15,19 @@
 
 namespace rindle::sim {
 
+struct Scenario;
+
 struct RunOptions {
   uint64_t seed = 1;
   // Per-seed step budget: a run still not quiescent after this many events is a `liveness`
-  // failure instead of a hang.
+  // failure instead of a hang. A scenario's own max_steps overrides it.
   int64_t max_steps = 200000;
   // When non-empty, every trace line (JSON) is written to this file.
   std::string trace_path;
+  // When non-empty, a self-contained HTML timeline of the run is written here (timeline.h).
+  std::string timeline_path;
+  // Swarm testing for generated scenarios (swarm.h); false = the default mix.
+  bool swarm = true;
 };
 
 struct RunResult {
@@ -32,5 +43,17 @@ struct RunResult {
 };
 
 RunResult RunSeed(const RunOptions& options);
+
+// Executes `scenario` (a seed-only /1 scenario is generated from its seed first, with
+// options.swarm). options.seed is ignored: the scenario's seed drives the network's randomness.
+RunResult RunScenario(const Scenario& scenario, const RunOptions& options = {});
+
+// Whether `result` meets the scenario's expectation ("expect": "fail" passes only while the run
+// still fails the scenario's property).
+struct ScenarioVerdict {
+  bool pass = false;
+  std::string explanation;  // one line: why it passed / failed
+};
+ScenarioVerdict JudgeScenario(const Scenario& scenario, const RunResult& result);
 
 }  // namespace rindle::sim

@@ -2,165 +2,617 @@
 #include "sim/scenario.h"
 
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <utility>
 
-#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "engine/str_util.h"
 
 namespace rindle::sim {
 namespace {
 
-constexpr const char* kKnownFields[] = {"format", "seed", "max_steps", "expect", "property",
-                                        "note"};
+using json = nlohmann::json;
 
 // A short rendering of a JSON value for error messages.
-std::string Show(const nlohmann::json& v) {
-  std::string s = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  if (s.size() > 60) s = s.substr(0, 57) + "...";
+std::string Show(const json& v) {
+  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (s.size() > 60) s = StrCat(s.substr(0, 57), "...");
   return s;
 }
 
 absl::Status FieldError(const std::string& origin, const std::string& field,
-                        const std::string& expected, const nlohmann::json* got) {
-  std::string msg = absl::StrCat(origin, ": field \"", field, "\": expected ", expected);
-  if (got != nullptr) absl::StrAppend(&msg, ", got ", Show(*got));
+                        const std::string& expected, const json* got) {
+  std::string msg = StrCat(origin, ": field \"", field, "\": expected ", expected);
+  if (got != nullptr) StrAppend(&msg, ", got ", Show(*got));
   return absl::InvalidArgumentError(msg);
+}
+
+// Reads the fields of one JSON object, naming `path` in every error and rejecting unknown keys.
+class ObjectReader {
+ public:
+  ObjectReader(const std::string& origin, std::string path, const json& obj)
+      : origin_(origin), path_(std::move(path)), obj_(obj) {}
+
+  absl::Status CheckObject(const std::vector<std::string>& known) const {
+    if (!obj_.is_object()) {
+      return FieldError(origin_, path_.empty() ? "(document)" : path_, "a JSON object", &obj_);
+    }
+    for (const auto& [key, value] : obj_.items()) {
+      bool ok = false;
+      for (const auto& k : known) ok = ok || k == key;
+      if (!ok) {
+        return absl::InvalidArgumentError(
+            StrCat(origin_, ": unknown field \"", Field(key), "\" (known fields: ",
+                   absl::StrJoin(known, ", "), ")"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  std::string Field(const std::string& key) const {
+    return path_.empty() ? key : StrCat(path_, ".", key);
+  }
+  const json* Find(const std::string& key) const {
+    auto it = obj_.find(key);
+    return it == obj_.end() ? nullptr : &*it;
+  }
+  absl::StatusOr<const json*> Require(const std::string& key, const std::string& expected) const {
+    const json* v = Find(key);
+    if (v == nullptr) return FieldError(origin_, Field(key), StrCat(expected, " (missing)"), nullptr);
+    return v;
+  }
+  absl::StatusOr<int64_t> Int(const std::string& key, int64_t lo, int64_t hi) const {
+    const std::string expected = StrCat("an integer in [", lo, ", ", hi, "]");
+    auto v = Require(key, expected);
+    if (!v.ok()) return v.status();
+    return IntValue(**v, Field(key), lo, hi);
+  }
+  absl::StatusOr<int64_t> IntValue(const json& v, const std::string& field, int64_t lo,
+                                   int64_t hi) const {
+    const std::string expected = StrCat("an integer in [", lo, ", ", hi, "]");
+    if (!v.is_number_integer()) return FieldError(origin_, field, expected, &v);
+    if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+      return FieldError(origin_, field, expected, &v);
+    }
+    const int64_t i = v.get<int64_t>();
+    if (i < lo || i > hi) return FieldError(origin_, field, expected, &v);
+    return i;
+  }
+  absl::StatusOr<std::string> String(const std::string& key, bool non_empty) const {
+    const std::string expected = non_empty ? "a non-empty string" : "a string";
+    auto v = Require(key, expected);
+    if (!v.ok()) return v.status();
+    if (!(*v)->is_string() || (non_empty && (*v)->get<std::string>().empty())) {
+      return FieldError(origin_, Field(key), expected, *v);
+    }
+    return (*v)->get<std::string>();
+  }
+
+ private:
+  const std::string& origin_;
+  std::string path_;
+  const json& obj_;
+};
+
+#define SCN_ASSIGN(lhs, expr)            \
+  do {                                   \
+    auto scn_v = (expr);                 \
+    if (!scn_v.ok()) return scn_v.status(); \
+    lhs = *std::move(scn_v);             \
+  } while (0)
+
+constexpr int64_t kMaxMs = int64_t{1} << 40;
+constexpr int kMaxClients = 8;
+
+absl::StatusOr<NetworkConfig> NetworkFromJson(const json& j, const std::string& origin) {
+  ObjectReader r(origin, "config.network", j);
+  if (auto s = r.CheckObject({"latency_ms", "push_loss_per_mille", "push_dup_per_mille",
+                              "ack_loss_per_mille"});
+      !s.ok()) {
+    return s;
+  }
+  NetworkConfig n;
+  const json* lat = nullptr;
+  SCN_ASSIGN(lat, r.Require("latency_ms", "[min, max] virtual ms"));
+  if (!lat->is_array() || lat->size() != 2) {
+    return FieldError(origin, "config.network.latency_ms", "[min, max] virtual ms with min <= max",
+                      lat);
+  }
+  SCN_ASSIGN(n.latency_ms_min, r.IntValue((*lat)[0], "config.network.latency_ms[0]", 0, kMaxMs));
+  SCN_ASSIGN(n.latency_ms_max,
+             r.IntValue((*lat)[1], "config.network.latency_ms[1]", n.latency_ms_min, kMaxMs));
+  int64_t v = 0;
+  SCN_ASSIGN(v, r.Int("push_loss_per_mille", 0, 1000));
+  n.push_loss_per_mille = static_cast<uint32_t>(v);
+  SCN_ASSIGN(v, r.Int("push_dup_per_mille", 0, 1000));
+  n.push_dup_per_mille = static_cast<uint32_t>(v);
+  SCN_ASSIGN(v, r.Int("ack_loss_per_mille", 0, 1000));
+  n.ack_loss_per_mille = static_cast<uint32_t>(v);
+  return n;
+}
+
+json NetworkToJson(const NetworkConfig& n) {
+  return {{"latency_ms", {n.latency_ms_min, n.latency_ms_max}},
+          {"push_loss_per_mille", n.push_loss_per_mille},
+          {"push_dup_per_mille", n.push_dup_per_mille},
+          {"ack_loss_per_mille", n.ack_loss_per_mille}};
+}
+
+absl::StatusOr<ScenarioConfig> ConfigFromJson(const json& j, const std::string& origin) {
+  ObjectReader r(origin, "config", j);
+  if (auto s = r.CheckObject({"clients", "safety_ms", "buffer_cap", "network", "connect_ms"});
+      !s.ok()) {
+    return s;
+  }
+  ScenarioConfig c;
+  int64_t v = 0;
+  SCN_ASSIGN(v, r.Int("clients", 1, kMaxClients));
+  c.clients = static_cast<int>(v);
+  SCN_ASSIGN(c.safety_ms, r.Int("safety_ms", 0, kMaxMs));
+  SCN_ASSIGN(v, r.Int("buffer_cap", 1, int64_t{1} << 30));
+  c.buffer_cap = static_cast<size_t>(v);
+  const json* net = nullptr;
+  SCN_ASSIGN(net, r.Require("network", "an object"));
+  SCN_ASSIGN(c.network, NetworkFromJson(*net, origin));
+  const json* connect = nullptr;
+  SCN_ASSIGN(connect, r.Require("connect_ms", "one virtual-ms time per client"));
+  if (!connect->is_array() || connect->size() != static_cast<size_t>(c.clients)) {
+    return FieldError(origin, "config.connect_ms",
+                      StrCat("an array of ", c.clients, " virtual-ms times (one per client)"),
+                      connect);
+  }
+  for (size_t i = 0; i < connect->size(); ++i) {
+    int64_t t = 0;
+    SCN_ASSIGN(t, r.IntValue((*connect)[i], StrCat("config.connect_ms[", i, "]"), 0, kMaxMs));
+    c.connect_ms.push_back(t);
+  }
+  return c;
+}
+
+json ConfigToJson(const ScenarioConfig& c) {
+  return {{"clients", c.clients},
+          {"safety_ms", c.safety_ms},
+          {"buffer_cap", c.buffer_cap},
+          {"network", NetworkToJson(c.network)},
+          {"connect_ms", c.connect_ms}};
+}
+
+absl::StatusOr<SeedRows> SeedRowsFromJson(const json& j, const std::string& origin) {
+  if (!j.is_object()) {
+    return FieldError(origin, "seed_rows", "an object {table: [[cells...], ...]}", &j);
+  }
+  SeedRows rows;
+  for (const auto& [table, list] : j.items()) {
+    const std::string field = StrCat("seed_rows.", table);
+    if (!list.is_array()) return FieldError(origin, field, "an array of rows", &list);
+    std::vector<RowValues>& out = rows[table];
+    for (size_t i = 0; i < list.size(); ++i) {
+      auto row = RowFromJson(list[i], "row");
+      if (!row.ok() || row->empty()) {
+        return FieldError(origin, StrCat(field, "[", i, "]"),
+                          "a non-empty array of cells (null, bool, number or string)", &list[i]);
+      }
+      out.push_back(*std::move(row));
+    }
+  }
+  return rows;
+}
+
+json SeedRowsToJson(const SeedRows& rows) {
+  json j = json::object();
+  for (const auto& [table, list] : rows) {
+    json a = json::array();
+    for (const RowValues& r : list) a.push_back(RowToJson(r));
+    j[table] = std::move(a);
+  }
+  return j;
+}
+
+absl::StatusOr<ScenarioAction> ActionFromJson(const json& j, const std::string& origin,
+                                              size_t index) {
+  const std::string path = StrCat("actions[", index, "]");
+  ObjectReader r(origin, path, j);
+  if (!j.is_object()) return FieldError(origin, path, "an action object", &j);
+  ScenarioAction a;
+  std::string kind;
+  SCN_ASSIGN(kind, r.String("kind", true));
+  int64_t v = 0;
+  SCN_ASSIGN(a.t_ms, r.Int("t", 0, kMaxMs));
+  SCN_ASSIGN(v, r.Int("client", 0, kMaxClients - 1));
+  a.client = static_cast<int>(v);
+  if (kind == "retain") {
+    if (auto s = r.CheckObject({"kind", "t", "client", "query", "handle"}); !s.ok()) return s;
+    a.kind = ScenarioAction::Kind::kRetain;
+    SCN_ASSIGN(a.handle, r.Int("handle", 1, INT64_MAX));
+    const json* q = nullptr;
+    SCN_ASSIGN(q, r.Require("query", "{\"name\": ..., \"args\": ...}"));
+    ObjectReader qr(origin, StrCat(path, ".query"), *q);
+    if (auto s = qr.CheckObject({"name", "args"}); !s.ok()) return s;
+    SCN_ASSIGN(a.query.name, qr.String("name", true));
+    const json* args = qr.Find("args");
+    a.query.args = args == nullptr ? json(nullptr) : *args;
+  } else if (kind == "release") {
+    if (auto s = r.CheckObject({"kind", "t", "client", "handle"}); !s.ok()) return s;
+    a.kind = ScenarioAction::Kind::kRelease;
+    SCN_ASSIGN(a.handle, r.Int("handle", 1, INT64_MAX));
+  } else if (kind == "mutate") {
+    if (auto s = r.CheckObject({"kind", "t", "client", "name", "args"}); !s.ok()) return s;
+    a.kind = ScenarioAction::Kind::kMutate;
+    SCN_ASSIGN(a.name, r.String("name", true));
+    const json* args = nullptr;
+    SCN_ASSIGN(args, r.Require("args", "a JSON object of mutator args"));
+    if (!args->is_object()) {
+      return FieldError(origin, StrCat(path, ".args"), "a JSON object of mutator args", args);
+    }
+    a.args = *args;
+  } else {
+    return FieldError(origin, StrCat(path, ".kind"), "\"retain\", \"release\" or \"mutate\"",
+                      r.Find("kind"));
+  }
+  return a;
+}
+
+json ActionToJson(const ScenarioAction& a) {
+  json j = {{"kind", ActionKindName(a.kind)}, {"t", a.t_ms}, {"client", a.client}};
+  switch (a.kind) {
+    case ScenarioAction::Kind::kRetain:
+      j["query"] = {{"name", a.query.name}, {"args", a.query.args}};
+      j["handle"] = a.handle;
+      break;
+    case ScenarioAction::Kind::kRelease:
+      j["handle"] = a.handle;
+      break;
+    case ScenarioAction::Kind::kMutate:
+      j["name"] = a.name;
+      j["args"] = a.args;
+      break;
+  }
+  return j;
+}
+
+absl::StatusOr<ScenarioFault> FaultFromJson(const json& j, const std::string& origin,
+                                            size_t index) {
+  const std::string path = StrCat("faults[", index, "]");
+  ObjectReader r(origin, path, j);
+  if (!j.is_object()) return FieldError(origin, path, "a fault object", &j);
+  ScenarioFault f;
+  std::string kind;
+  SCN_ASSIGN(kind, r.String("kind", true));
+  auto k = FaultKindFromName(kind);
+  if (!k) {
+    return FieldError(origin, StrCat(path, ".kind"),
+                      "\"link_break\", \"partition\", \"authority_restart\" or "
+                      "\"progress_starvation\"",
+                      r.Find("kind"));
+  }
+  f.kind = *k;
+  std::vector<std::string> known = {"kind", "t"};
+  if (FaultTargetsClient(f.kind)) known.push_back("client");
+  if (FaultHasDuration(f.kind)) known.push_back("duration_ms");
+  if (auto s = r.CheckObject(known); !s.ok()) return s;
+  SCN_ASSIGN(f.t_ms, r.Int("t", 0, kMaxMs));
+  int64_t v = 0;
+  if (FaultTargetsClient(f.kind)) {
+    SCN_ASSIGN(v, r.Int("client", 0, kMaxClients - 1));
+    f.client = static_cast<int>(v);
+  }
+  if (FaultHasDuration(f.kind)) SCN_ASSIGN(f.duration_ms, r.Int("duration_ms", 1, kMaxMs));
+  return f;
+}
+
+json FaultToJson(const ScenarioFault& f) {
+  json j = {{"kind", FaultKindName(f.kind)}, {"t", f.t_ms}};
+  if (FaultTargetsClient(f.kind)) j["client"] = f.client;
+  if (FaultHasDuration(f.kind)) j["duration_ms"] = f.duration_ms;
+  return j;
 }
 
 }  // namespace
 
-absl::StatusOr<Scenario> ScenarioFromJson(const nlohmann::json& doc, const std::string& origin) {
-  if (!doc.is_object()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        origin, ": expected a JSON object {\"format\": \"", kScenarioFormat, "\", ...}, got ",
-        Show(doc)));
+std::string_view ActionKindName(ScenarioAction::Kind kind) {
+  switch (kind) {
+    case ScenarioAction::Kind::kRetain: return "retain";
+    case ScenarioAction::Kind::kRelease: return "release";
+    case ScenarioAction::Kind::kMutate: return "mutate";
   }
-  for (const auto& [key, value] : doc.items()) {
-    bool known = false;
-    for (const char* f : kKnownFields) known = known || key == f;
-    if (!known) {
+  return "?";
+}
+
+std::string_view FaultKindName(ScenarioFault::Kind kind) {
+  switch (kind) {
+    case ScenarioFault::Kind::kLinkBreak: return "link_break";
+    case ScenarioFault::Kind::kPartition: return "partition";
+    case ScenarioFault::Kind::kAuthorityRestart: return "authority_restart";
+    case ScenarioFault::Kind::kProgressStarvation: return "progress_starvation";
+  }
+  return "?";
+}
+
+std::optional<ScenarioFault::Kind> FaultKindFromName(std::string_view name) {
+  for (auto k : {ScenarioFault::Kind::kLinkBreak, ScenarioFault::Kind::kPartition,
+                 ScenarioFault::Kind::kAuthorityRestart,
+                 ScenarioFault::Kind::kProgressStarvation}) {
+    if (FaultKindName(k) == name) return k;
+  }
+  return std::nullopt;
+}
+
+bool FaultTargetsClient(ScenarioFault::Kind kind) {
+  return kind == ScenarioFault::Kind::kLinkBreak || kind == ScenarioFault::Kind::kPartition;
+}
+
+bool FaultHasDuration(ScenarioFault::Kind kind) {
+  return kind == ScenarioFault::Kind::kPartition ||
+         kind == ScenarioFault::Kind::kProgressStarvation;
+}
+
+absl::Status ValidateScenario(const Scenario& s, const std::string& origin) {
+  if (!s.generated) return absl::OkStatus();
+  const ScenarioConfig& c = s.config;
+  if (c.clients < 1 || c.clients > kMaxClients) {
+    return absl::InvalidArgumentError(StrCat(origin, ": field \"config.clients\": expected an "
+                                             "integer in [1, ", kMaxClients, "], got ", c.clients));
+  }
+  if (c.connect_ms.size() != static_cast<size_t>(c.clients)) {
+    return absl::InvalidArgumentError(
+        StrCat(origin, ": field \"config.connect_ms\": expected ", c.clients,
+               " times (one per client), got ", c.connect_ms.size()));
+  }
+  int64_t last_t = 0;
+  std::map<int, std::set<int64_t>> handles;
+  for (size_t i = 0; i < s.actions.size(); ++i) {
+    const ScenarioAction& a = s.actions[i];
+    if (a.client < 0 || a.client >= c.clients) {
       return absl::InvalidArgumentError(
-          absl::StrCat(origin, ": unknown field \"", key, "\" (known fields: ",
-                       absl::StrJoin(kKnownFields, ", "), ")"));
+          StrCat(origin, ": field \"actions[", i, "].client\": expected an integer in [0, ",
+                 c.clients - 1, "], got ", a.client));
+    }
+    if (a.t_ms < last_t || a.t_ms > c.safety_ms) {
+      return absl::InvalidArgumentError(
+          StrCat(origin, ": field \"actions[", i, "].t\": expected a time in [", last_t, ", ",
+                 c.safety_ms, "] (ascending, inside config.safety_ms), got ", a.t_ms));
+    }
+    last_t = a.t_ms;
+    if (a.kind == ScenarioAction::Kind::kRetain && !handles[a.client].insert(a.handle).second) {
+      return absl::InvalidArgumentError(
+          StrCat(origin, ": field \"actions[", i, "].handle\": expected a handle not yet used by "
+                 "client ", a.client, ", got ", a.handle));
+    }
+    if (a.kind == ScenarioAction::Kind::kMutate && !a.args.is_object()) {
+      return absl::InvalidArgumentError(
+          StrCat(origin, ": field \"actions[", i, "].args\": expected a JSON object"));
     }
   }
+  for (size_t i = 0; i < s.faults.size(); ++i) {
+    const ScenarioFault& f = s.faults[i];
+    if (FaultTargetsClient(f.kind) && (f.client < 0 || f.client >= c.clients)) {
+      return absl::InvalidArgumentError(
+          StrCat(origin, ": field \"faults[", i, "].client\": expected an integer in [0, ",
+                 c.clients - 1, "], got ", f.client));
+    }
+    if (f.t_ms > c.safety_ms) {
+      return absl::InvalidArgumentError(
+          StrCat(origin, ": field \"faults[", i, "].t\": expected a time in [0, ", c.safety_ms,
+                 "] (inside config.safety_ms), got ", f.t_ms));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Scenario> ScenarioFromJson(const json& doc, const std::string& origin) {
+  if (!doc.is_object()) {
+    return absl::InvalidArgumentError(StrCat(origin, ": expected a JSON object {\"format\": \"",
+                                             kScenarioFormat, "\", ...}, got ", Show(doc)));
+  }
+  ObjectReader r(origin, "", doc);
+  const json* format = r.Find("format");
+  const std::string expected_format =
+      StrCat("\"", kScenarioFormat, "\" (or the older \"", kScenarioFormatV1, "\")");
+  if (format == nullptr) return FieldError(origin, "format", StrCat(expected_format, " (missing)"), nullptr);
+  const bool v1 = *format == kScenarioFormatV1;
+  if (!v1 && *format != kScenarioFormat) return FieldError(origin, "format", expected_format, format);
+  std::vector<std::string> known = {"format", "seed", "max_steps", "expect", "property", "note"};
+  if (!v1) {
+    for (const char* k : {"message", "config", "seed_rows", "actions", "faults", "swarm"}) {
+      known.push_back(k);
+    }
+  }
+  if (auto s = r.CheckObject(known); !s.ok()) return s;
 
   Scenario s;
   s.path = origin;
-
-  auto format = doc.find("format");
-  if (format == doc.end()) {
-    return FieldError(origin, "format", absl::StrCat("\"", kScenarioFormat, "\" (missing)"),
-                      nullptr);
-  }
-  if (!format->is_string() || format->get<std::string>() != kScenarioFormat) {
-    return FieldError(origin, "format", absl::StrCat("\"", kScenarioFormat, "\""), &*format);
-  }
-
-  auto seed = doc.find("seed");
-  if (seed == doc.end()) {
-    return FieldError(origin, "seed", "a non-negative integer (missing)", nullptr);
-  }
+  const json* seed = nullptr;
+  SCN_ASSIGN(seed, r.Require("seed", "a non-negative integer"));
   if (!seed->is_number_unsigned()) {
-    return FieldError(origin, "seed", "a non-negative integer below 2^64", &*seed);
+    return FieldError(origin, "seed", "a non-negative integer below 2^64", seed);
   }
   s.seed = seed->get<uint64_t>();
 
-  if (auto it = doc.find("max_steps"); it != doc.end()) {
+  if (const json* it = r.Find("max_steps")) {
     if (!it->is_number_unsigned() || it->get<uint64_t>() == 0 ||
         it->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
-      return FieldError(origin, "max_steps", "a positive integer", &*it);
+      return FieldError(origin, "max_steps", "a positive integer", it);
     }
     s.max_steps = static_cast<int64_t>(it->get<uint64_t>());
   }
 
-  auto expect = doc.find("expect");
-  if (expect == doc.end()) {
-    return FieldError(origin, "expect", "\"pass\" or \"fail\" (missing)", nullptr);
-  }
+  const json* expect = nullptr;
+  SCN_ASSIGN(expect, r.Require("expect", "\"pass\" or \"fail\""));
   if (*expect == "pass") {
     s.expect = Scenario::Expect::kPass;
   } else if (*expect == "fail") {
     s.expect = Scenario::Expect::kFail;
   } else {
-    return FieldError(origin, "expect", "\"pass\" or \"fail\"", &*expect);
+    return FieldError(origin, "expect", "\"pass\" or \"fail\"", expect);
   }
-
-  if (auto it = doc.find("property"); it != doc.end()) {
-    if (!it->is_string()) return FieldError(origin, "property", "a property name string", &*it);
+  if (const json* it = r.Find("property")) {
+    if (!it->is_string()) return FieldError(origin, "property", "a property name string", it);
     s.property = it->get<std::string>();
   }
   if (s.expect == Scenario::Expect::kFail && s.property.empty()) {
     return FieldError(origin, "property",
                       "the name of the property the run breaks (required when \"expect\" is "
                       "\"fail\")",
-                      doc.contains("property") ? &doc["property"] : nullptr);
+                      r.Find("property"));
   }
+  for (auto [key, out] : {std::pair<const char*, std::string*>{"note", &s.note},
+                          std::pair<const char*, std::string*>{"message", &s.message}}) {
+    if (const json* it = r.Find(key)) {
+      if (!it->is_string()) return FieldError(origin, key, "a string", it);
+      *out = it->get<std::string>();
+    }
+  }
+  if (v1) return s;
 
-  if (auto it = doc.find("note"); it != doc.end()) {
-    if (!it->is_string()) return FieldError(origin, "note", "a string", &*it);
-    s.note = it->get<std::string>();
+  s.generated = true;
+  const json* config = nullptr;
+  SCN_ASSIGN(config, r.Require("config", "an object"));
+  SCN_ASSIGN(s.config, ConfigFromJson(*config, origin));
+  const json* rows = nullptr;
+  SCN_ASSIGN(rows, r.Require("seed_rows", "an object {table: [[cells...], ...]}"));
+  SCN_ASSIGN(s.seed_rows, SeedRowsFromJson(*rows, origin));
+  const json* actions = nullptr;
+  SCN_ASSIGN(actions, r.Require("actions", "an array of actions"));
+  if (!actions->is_array()) return FieldError(origin, "actions", "an array of actions", actions);
+  for (size_t i = 0; i < actions->size(); ++i) {
+    ScenarioAction a;
+    SCN_ASSIGN(a, ActionFromJson((*actions)[i], origin, i));
+    s.actions.push_back(std::move(a));
   }
+  const json* faults = nullptr;
+  SCN_ASSIGN(faults, r.Require("faults", "an array of faults"));
+  if (!faults->is_array()) return FieldError(origin, "faults", "an array of faults", faults);
+  for (size_t i = 0; i < faults->size(); ++i) {
+    ScenarioFault f;
+    SCN_ASSIGN(f, FaultFromJson((*faults)[i], origin, i));
+    s.faults.push_back(f);
+  }
+  if (const json* swarm = r.Find("swarm")) {
+    if (!swarm->is_object()) return FieldError(origin, "swarm", "an object", swarm);
+    s.swarm = *swarm;
+  }
+  if (auto st = ValidateScenario(s, origin); !st.ok()) return st;
   return s;
 }
 
 absl::StatusOr<Scenario> LoadScenario(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open scenario file"));
+  if (!in) return absl::NotFoundError(StrCat(path, ": cannot open scenario file"));
   std::ostringstream text;
   text << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read error"));
-  nlohmann::json doc;
+  if (in.bad()) return absl::DataLossError(StrCat(path, ": read error"));
+  json doc;
   try {
-    doc = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not valid JSON: ", e.what()));
+    doc = json::parse(text.str());
+  } catch (const json::exception& e) {
+    return absl::InvalidArgumentError(StrCat(path, ": not valid JSON: ", e.what()));
   }
   return ScenarioFromJson(doc, path);
 }
 
-nlohmann::json ScenarioToJson(const Scenario& scenario) {
-  nlohmann::json j = {
-      {"format", kScenarioFormat},
-      {"seed", scenario.seed},
-      {"expect", scenario.expect == Scenario::Expect::kPass ? "pass" : "fail"},
+json ScenarioToJson(const Scenario& s) {
+  json j = {
+      {"format", s.generated ? kScenarioFormat : kScenarioFormatV1},
+      {"seed", s.seed},
+      {"expect", s.expect == Scenario::Expect::kPass ? "pass" : "fail"},
   };
-  if (scenario.max_steps) j["max_steps"] = *scenario.max_steps;
-  if (!scenario.property.empty()) j["property"] = scenario.property;
-  if (!scenario.note.empty()) j["note"] = scenario.note;
+  if (s.max_steps) j["max_steps"] = *s.max_steps;
+  if (!s.property.empty()) j["property"] = s.property;
+  if (!s.note.empty()) j["note"] = s.note;
+  if (!s.generated) return j;
+  if (!s.message.empty()) j["message"] = s.message;
+  j["config"] = ConfigToJson(s.config);
+  j["seed_rows"] = SeedRowsToJson(s.seed_rows);
+  json actions = json::array();
+  for (const auto& a : s.actions) actions.push_back(ActionToJson(a));
+  j["actions"] = std::move(actions);
+  json faults = json::array();
+  for (const auto& f : s.faults) faults.push_back(FaultToJson(f));
+  j["faults"] = std::move(faults);
+  j["swarm"] = s.swarm;
   return j;
 }
 
-RunOptions ScenarioRunOptions(const Scenario& scenario) {
-  RunOptions options;
-  options.seed = scenario.seed;
-  if (scenario.max_steps) options.max_steps = *scenario.max_steps;
-  return options;
+absl::Status WriteScenarioFile(const Scenario& scenario, const std::string& path) {
+  const json j = ScenarioToJson(scenario);
+  auto dump = [](const json& v) { return v.dump(-1, ' ', false, json::error_handler_t::replace); };
+  // Top-level keys one per line; the lists one element per line (diffable, readable).
+  std::string out = "{\n";
+  bool first = true;
+  // People read the header first and the long lists last.
+  std::vector<std::string> order = {"format", "seed", "expect", "property", "message", "note",
+                                    "max_steps", "config", "swarm", "faults", "actions",
+                                    "seed_rows"};
+  for (const std::string& key : order) {
+    if (!j.contains(key)) continue;
+    const json& value = j[key];
+    if (!first) out += ",\n";
+    first = false;
+    StrAppend(&out, "  ", dump(json(key)), ": ");
+    if (value.is_array() && !value.empty()) {
+      out += "[\n";
+      for (size_t i = 0; i < value.size(); ++i) {
+        StrAppend(&out, "    ", dump(value[i]), i + 1 < value.size() ? ",\n" : "\n");
+      }
+      out += "  ]";
+    } else if (key == "seed_rows" && value.is_object()) {
+      out += "{\n";
+      size_t n = 0;
+      for (const auto& [table, rows] : value.items()) {
+        StrAppend(&out, "    ", dump(json(table)), ": ", dump(rows),
+                  ++n < value.size() ? ",\n" : "\n");
+      }
+      out += "  }";
+    } else {
+      out += dump(value);
+    }
+  }
+  out += "\n}\n";
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) return absl::UnavailableError(StrCat(path, ": cannot open for writing"));
+  f << out;
+  f.flush();
+  if (!f) return absl::DataLossError(StrCat(path, ": write failed"));
+  return absl::OkStatus();
 }
 
-RunResult RunScenario(const Scenario& scenario) { return RunSeed(ScenarioRunOptions(scenario)); }
-
-ScenarioVerdict JudgeScenario(const Scenario& scenario, const RunResult& result) {
-  const std::string failure =
-      result.ok ? std::string()
-                : absl::StrCat("seed=", result.seed, " property=", result.property,
-                               " step=", result.step, " ", result.message);
-  if (scenario.expect == Scenario::Expect::kPass) {
-    if (result.ok) return {true, absl::StrCat("passed (digest ", result.digest, ")")};
-    return {false, failure};
+std::string ScenarioSteps(const Scenario& s) {
+  if (!s.generated) return StrCat("(seed-only scenario: seed ", s.seed, ")\n");
+  auto dump = [](const json& v) { return v.dump(-1, ' ', false, json::error_handler_t::replace); };
+  // Merge actions and faults by time (actions first at equal times, as the executor schedules).
+  std::multimap<int64_t, std::string> lines;
+  for (int c = 0; c < s.config.clients; ++c) {
+    lines.emplace(s.config.connect_ms[static_cast<size_t>(c)], StrCat("c", c, " connect"));
   }
-  if (result.ok) {
-    return {false, absl::StrCat("expected property \"", scenario.property,
-                                "\" to fail (documented known bug) but the run passed; if the "
-                                "bug is fixed, change \"expect\" to \"pass\"")};
+  for (const auto& a : s.actions) {
+    std::string line = StrCat("c", a.client, " ", ActionKindName(a.kind), " ");
+    switch (a.kind) {
+      case ScenarioAction::Kind::kRetain:
+        StrAppend(&line, a.query.name, a.query.args.is_null() ? "" : StrCat(" ", dump(a.query.args)),
+                  " as #", a.handle);
+        break;
+      case ScenarioAction::Kind::kRelease:
+        StrAppend(&line, "#", a.handle);
+        break;
+      case ScenarioAction::Kind::kMutate:
+        StrAppend(&line, a.name, " ", dump(a.args));
+        break;
+    }
+    lines.emplace(a.t_ms, std::move(line));
   }
-  if (result.property != scenario.property) {
-    return {false, absl::StrCat("expected property \"", scenario.property,
-                                "\" to fail, but a different property failed: ", failure)};
+  for (const auto& f : s.faults) {
+    std::string line = StrCat("FAULT ", FaultKindName(f.kind));
+    if (FaultTargetsClient(f.kind)) StrAppend(&line, " c", f.client);
+    if (FaultHasDuration(f.kind)) StrAppend(&line, " for ", f.duration_ms, "ms");
+    lines.emplace(f.t_ms, std::move(line));
   }
-  return {true, absl::StrCat("failed as expected (known bug): property=", result.property,
-                             " step=", result.step)};
+  lines.emplace(s.config.safety_ms, "heal: faults end, the run must converge");
+  std::string out;
+  for (const auto& [t, line] : lines) StrAppend(&out, absl::StrFormat("%7dms  ", t), line, "\n");
+  return out;
 }
 
 }  // namespace rindle::sim

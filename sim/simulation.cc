@@ -1,3 +1,4 @@
+// simulation.cc — see simulation.h.
 #include "sim/simulation.h"
 
 #include "engine/str_util.h"
@@ -5,60 +6,27 @@
 #include "oracles/plain_store.h"
 #include "sim/query_resolution.h"
 #include "sim/workload_mutators.h"
-#include "sim/workload_queries.h"
 #include "sim/workload_schema.h"
 
 namespace rindle::sim {
 
-nlohmann::json SimConfig::ToJson() const {
-  return {{"clients", clients},
-          {"safety_ms", safety_ms},
-          {"action_gap_ms", {action_gap_ms_min, action_gap_ms_max}},
-          {"retain_per_mille", retain_per_mille},
-          {"release_per_mille", release_per_mille},
-          {"link_breaks", link_breaks},
-          {"restarts", restarts},
-          {"partitions", partitions},
-          {"starvations", starvations},
-          {"buffer_cap", buffer_cap},
-          {"latency_ms", {network.latency_ms_min, network.latency_ms_max}},
-          {"push_loss_per_mille", network.push_loss_per_mille},
-          {"push_dup_per_mille", network.push_dup_per_mille},
-          {"ack_loss_per_mille", network.ack_loss_per_mille}};
-}
-
-SimConfig DrawConfig(Rng& rng) {
-  SimConfig c;
-  c.clients = static_cast<int>(rng.Range(2, 4));
-  c.action_gap_ms_min = rng.Range(5, 40);
-  c.action_gap_ms_max = c.action_gap_ms_min + rng.Range(20, 300);
-  c.link_breaks = static_cast<int>(rng.Range(0, 4));
-  c.restarts = static_cast<int>(rng.Range(0, 2));
-  c.partitions = static_cast<int>(rng.Range(0, 2));
-  c.starvations = static_cast<int>(rng.Range(0, 2));
-  // A third of the runs give the gate a tiny buffer so starvation overflows it (seed 002 §8.5).
-  const size_t caps[] = {6, 24, 1024};
-  c.buffer_cap = caps[rng.Below(3)];
-  c.network.latency_ms_min = rng.Range(1, 5);
-  c.network.latency_ms_max = c.network.latency_ms_min + rng.Range(0, 80);
-  c.network.push_loss_per_mille = static_cast<uint32_t>(rng.Range(0, 200));
-  c.network.push_dup_per_mille = static_cast<uint32_t>(rng.Range(0, 200));
-  c.network.ack_loss_per_mille = static_cast<uint32_t>(rng.Range(0, 200));
-  return c;
-}
-
-Simulation::Simulation(const RunOptions& options)
-    : options_(options),
-      root_(options.seed),
-      workload_rng_(root_.Fork("workload")),
-      fault_rng_(root_.Fork("faults")),
-      trace_(64) {
-  Rng config_rng = root_.Fork("config");
-  config_ = DrawConfig(config_rng);
-  result_.seed = options.seed;
-  if (!options_.trace_path.empty()) {
+Simulation::Simulation(const Scenario& scenario, const RunOptions& options)
+    : scenario_(scenario), options_(options), root_(scenario.seed), trace_(64) {
+  result_.seed = scenario.seed;
+  if (!scenario.generated) {
+    setup_status_ = absl::FailedPreconditionError("scenario not generated (seed-only /1 form)");
+  } else if (auto s = ValidateScenario(scenario, scenario.path.empty() ? "scenario" : scenario.path);
+             !s.ok()) {
+    setup_status_ = s;
+  }
+  if (setup_status_.ok() && !options_.trace_path.empty()) {
     auto s = trace_.OpenFile(options_.trace_path);
     if (!s.ok()) setup_status_ = s;
+  }
+  if (setup_status_.ok() && !options_.timeline_path.empty()) {
+    std::vector<std::string> lanes = {"authority"};
+    for (int i = 0; i < scenario.config.clients; ++i) lanes.push_back(StrCat("c", i));
+    timeline_ = std::make_unique<Timeline>(std::move(lanes));
   }
 }
 
@@ -72,6 +40,7 @@ void Simulation::Fail(const props::Violation& v) {
   result_.message = v.message;
   trace_.Add({{"ev", "violation"}, {"property", v.property}, {"message", v.message},
               {"step", step_}, {"t", queue_.now_ms()}});
+  if (timeline_) timeline_->Failure(queue_.now_ms(), step_, v.property, v.message);
 }
 
 void Simulation::Setup() {
@@ -82,32 +51,46 @@ void Simulation::Setup() {
   }
   schema_ = *schema;
   client_mutators_ = ClientMutators();
+  const ScenarioConfig& config = scenario_.config;
   std::map<std::string, std::string> user_of;
-  for (int i = 0; i < config_.clients; ++i) {
-    user_of[StrCat("c", i)] = ClientUserId(i);
-  }
-  network_ = std::make_unique<Network>(&queue_, root_.Fork("network"), config_.network, &counters_);
+  for (int i = 0; i < config.clients; ++i) user_of[StrCat("c", i)] = ClientUserId(i);
+  network_ = std::make_unique<Network>(&queue_, root_.Fork("network"), config.network, &counters_);
   daemon_ = std::make_unique<DaemonAuthority>(
       schema_, ServerMutators(), user_of,
       [this](const std::string& client, ServerFrame frame) {
         auto it = by_id_.find(client);
         if (it == by_id_.end()) return;
         SimClient* c = it->second;
+        if (timeline_) {
+          const int64_t sent = queue_.now_ms();
+          const std::string label(FrameToTrace(frame).value("frame", "frame"));
+          if (label == "progress") {
+            network_->SendToClient(client, [c, frame = std::move(frame)] { c->Receive(frame); });
+            return;
+          }
+          network_->SendToClient(client, [this, c, sent, label, frame = std::move(frame)] {
+            timeline_->Message("authority", c->client_id(), sent, queue_.now_ms(), label);
+            c->Receive(frame);
+          });
+          return;
+        }
         network_->SendToClient(client, [c, frame = std::move(frame)] { c->Receive(frame); });
       },
       &counters_);
-  Rng seed_rng = root_.Fork("seed-data");
-  SeedRows seed = SeedData(seed_rng);
-  if (auto s = daemon_->Seed(seed); !s.ok()) {
+  if (auto s = daemon_->Seed(scenario_.seed_rows); !s.ok()) {
     setup_status_ = s;
     return;
   }
-  trace_.Add({{"ev", "config"}, {"seed", options_.seed}, {"config", config_.ToJson()}});
-  for (int i = 0; i < config_.clients; ++i) {
+  trace_.Add({{"ev", "config"},
+              {"seed", scenario_.seed},
+              {"config", ScenarioToJson(scenario_)["config"]},
+              {"actions", scenario_.actions.size()},
+              {"faults", scenario_.faults.size()}});
+  for (int i = 0; i < config.clients; ++i) {
     OptimisticOptions opts;
     opts.schema = schema_;
     opts.mutators = client_mutators_;
-    opts.buffer_cap = config_.buffer_cap;
+    opts.buffer_cap = config.buffer_cap;
     auto client = std::make_unique<SimClient>(i, StrCat("c", i), ClientUserId(i), std::move(opts),
                                               &queue_, network_.get(), daemon_.get(), &trace_,
                                               &counters_, root_.Fork(StrCat("client", i)),
@@ -117,133 +100,135 @@ void Simulation::Setup() {
   }
   for (auto& c : clients_) {
     SimClient* client = c.get();
-    queue_.Schedule(workload_rng_.Range(0, 30), [client] { client->Connect(); });
-    // Every client starts with two live queries.
-    const auto queries = WorkloadQueries();
-    for (int k = 0; k < 2; ++k) {
-      const RemoteQuery q = workload_rng_.Pick(queries);
-      queue_.Schedule(workload_rng_.Range(0, 50), [this, client, q] {
-        if (auto s = client->Retain(q); !s.ok()) {
-          Fail({"workload", StrCat(client->client_id(), ": retain failed: ", s.message())});
-        }
-      });
+    queue_.ScheduleAt(config.connect_ms[static_cast<size_t>(client->index())],
+                      [client] { client->Connect(); });
+  }
+  for (const ScenarioAction& action : scenario_.actions) {
+    queue_.ScheduleAt(action.t_ms, [this, &action] {
+      if (!healed_) Act(action);
+    });
+  }
+  for (const ScenarioFault& fault : scenario_.faults) {
+    queue_.ScheduleAt(fault.t_ms, [this, &fault] {
+      if (!healed_) Inject(fault);
+    });
+  }
+  queue_.ScheduleAt(config.safety_ms, [this] { Heal(); });
+}
+
+void Simulation::Act(const ScenarioAction& action) {
+  SimClient* client = clients_[static_cast<size_t>(action.client)].get();
+  const std::string lane = client->client_id();
+  switch (action.kind) {
+    case ScenarioAction::Kind::kRetain: {
+      Count("action.retain");
+      const std::map<int64_t, std::pair<RemoteQuery, Ast>> before = client->views();
+      if (auto s = client->Retain(action.query); !s.ok()) {
+        Fail({"workload", StrCat(lane, ": retain ", action.query.name,
+                                 " failed: ", s.message())});
+        return;
+      }
+      for (const auto& [qid, view] : client->views()) {
+        if (!before.contains(qid)) handle_qid_[{action.client, action.handle}] = qid;
+      }
+      if (timeline_) timeline_->Mark(lane, queue_.now_ms(), StrCat("retain ", action.query.name), "action");
+      return;
     }
-    ScheduleActions(client);
-  }
-  ScheduleFaults();
-}
-
-void Simulation::ScheduleActions(SimClient* client) {
-  const int64_t gap = workload_rng_.Range(config_.action_gap_ms_min, config_.action_gap_ms_max);
-  if (queue_.now_ms() + gap > config_.safety_ms) return;
-  queue_.Schedule(gap, [this, client] {
-    if (healed_) return;
-    Act(client);
-    ScheduleActions(client);
-  });
-}
-
-WorkloadState Simulation::StateOf(const SimClient& client) const {
-  WorkloadState s;
-  const Db& db = client.backend().engine();
-  auto ids = [&](const std::string& table, std::vector<std::string>& out) {
-    auto rows = db.TableRows(table);
-    if (!rows.ok()) return;
-    for (const auto& r : *rows) out.push_back(r[0].as_string());
-  };
-  ids("issue", s.issue_ids);
-  ids("comment", s.comment_ids);
-  ids("tag", s.tag_ids);
-  ids("user", s.user_ids);
-  return s;
-}
-
-void Simulation::Act(SimClient* client) {
-  const uint64_t roll = workload_rng_.Below(1000);
-  if (roll < config_.retain_per_mille) {
-    const auto queries = WorkloadQueries();
-    const RemoteQuery q = workload_rng_.Pick(queries);
-    Count("action.retain");
-    if (auto s = client->Retain(q); !s.ok()) {
-      Fail({"workload", StrCat(client->client_id(), ": retain failed: ", s.message())});
+    case ScenarioAction::Kind::kRelease: {
+      auto it = handle_qid_.find({action.client, action.handle});
+      if (it == handle_qid_.end()) {
+        Count("action.release_noop");
+        return;
+      }
+      Count("action.release");
+      client->ReleaseOne(it->second);
+      handle_qid_.erase(it);
+      if (timeline_) timeline_->Mark(lane, queue_.now_ms(), "release", "action");
+      return;
     }
-    return;
+    case ScenarioAction::Kind::kMutate:
+      break;
   }
-  if (roll < config_.retain_per_mille + config_.release_per_mille && client->views().size() > 1) {
-    std::vector<int64_t> qids;
-    for (const auto& [qid, v] : client->views()) qids.push_back(qid);
-    Count("action.release");
-    client->ReleaseOne(workload_rng_.Pick(qids));
-    return;
-  }
-  const MutationAction action = NextMutation(workload_rng_, StateOf(*client), client->index(),
-                                             queue_.now_ms(), id_counters_[client->client_id()]);
   Count(StrCat("action.", action.name));
   const int64_t before = client->backend().inspect().next_mid;
   auto mid = client->Invoke(action.name, action.args);
+  if (timeline_) {
+    timeline_->Mark(lane, queue_.now_ms(),
+                    StrCat(action.name, mid.ok() ? StrCat(" mid ", *mid) : " (rejected)"),
+                    "action");
+    if (mid.ok()) invoked_at_[{lane, *mid}] = queue_.now_ms();
+  }
   if (!mid.ok()) {
     Count("action.client_rejected");
     if (client->backend().inspect().next_mid != before) {
-      Fail({"gapless-mids", StrCat(client->client_id(), ": mutator ", action.name,
+      Fail({"gapless-mids", StrCat(lane, ": mutator ", action.name,
                                    " failed yet consumed a mid (nextMid ", before, " → ",
                                    client->backend().inspect().next_mid, ")")});
     }
   }
 }
 
-void Simulation::ScheduleFaults() {
-  auto at = [&] { return fault_rng_.Range(50, config_.safety_ms); };
-  for (int i = 0; i < config_.link_breaks; ++i) {
-    SimClient* c = clients_[fault_rng_.Below(clients_.size())].get();
-    queue_.ScheduleAt(at(), [this, c] {
-      if (healed_ || !network_->up(c->client_id())) return;
+void Simulation::Inject(const ScenarioFault& fault) {
+  const int64_t now = queue_.now_ms();
+  switch (fault.kind) {
+    case ScenarioFault::Kind::kLinkBreak: {
+      SimClient* c = clients_[static_cast<size_t>(fault.client)].get();
+      if (!network_->up(c->client_id())) return;
       Count("fault.link_break");
+      if (timeline_) timeline_->Mark(c->client_id(), now, "link break", "fault");
       network_->Break(c->client_id());
       c->LinkBroken();
-    });
-  }
-  for (int i = 0; i < config_.restarts; ++i) {
-    queue_.ScheduleAt(at(), [this] {
-      if (healed_) return;
+      return;
+    }
+    case ScenarioFault::Kind::kAuthorityRestart:
       Count("fault.authority_restart");
-      trace_.Add({{"ev", "restart"}, {"t", queue_.now_ms()}});
+      trace_.Add({{"ev", "restart"}, {"t", now}});
+      if (timeline_) timeline_->Mark("authority", now, "restart", "fault");
       daemon_->Restart();
       for (auto& c : clients_) {
         network_->Break(c->client_id());
         c->LinkBroken();
       }
-    });
-  }
-  for (int i = 0; i < config_.partitions; ++i) {
-    SimClient* c = clients_[fault_rng_.Below(clients_.size())].get();
-    const int64_t duration = fault_rng_.Range(50, config_.partition_ms_max);
-    queue_.ScheduleAt(at(), [this, c, duration] {
-      if (healed_) return;
+      return;
+    case ScenarioFault::Kind::kPartition: {
+      SimClient* c = clients_[static_cast<size_t>(fault.client)].get();
       Count("fault.partition");
-      network_->Partition(c->client_id(), duration);
+      if (timeline_) timeline_->Span(c->client_id(), now, now + fault.duration_ms, "partition");
+      network_->Partition(c->client_id(), fault.duration_ms);
       c->LinkBroken();
-    });
-  }
-  for (int i = 0; i < config_.starvations; ++i) {
-    const int64_t duration = fault_rng_.Range(50, config_.starvation_ms_max);
-    queue_.ScheduleAt(at(), [this, duration] {
-      if (healed_) return;
+      return;
+    }
+    case ScenarioFault::Kind::kProgressStarvation:
       Count("fault.progress_starvation");
+      if (timeline_) {
+        timeline_->Span("authority", now, now + fault.duration_ms, "progress starvation");
+      }
       daemon_->StarveProgress(true);
-      queue_.Schedule(duration, [this] { daemon_->StarveProgress(false); });
-    });
+      queue_.Schedule(fault.duration_ms, [this] { daemon_->StarveProgress(false); });
+      return;
   }
-  queue_.ScheduleAt(config_.safety_ms, [this] { Heal(); });
 }
 
 void Simulation::Heal() {
   healed_ = true;
   trace_.Add({{"ev", "heal"}, {"t", queue_.now_ms()}});
+  if (timeline_) timeline_->Mark("authority", queue_.now_ms(), "heal", "info");
   network_->Heal();
   daemon_->StarveProgress(false);
   // A client whose link is down reconnects (a reconnect may already be scheduled).
   for (auto& c : clients_) {
     if (!network_->up(c->client_id())) c->LinkBroken();
+  }
+}
+
+void Simulation::ObserveProcessed() {
+  const auto& log = daemon_->log();
+  for (; log_seen_ < log.size(); ++log_seen_) {
+    const auto& e = log[log_seen_];
+    auto it = invoked_at_.find({e.client_id, e.mid});
+    const int64_t sent = it == invoked_at_.end() ? queue_.now_ms() : it->second;
+    timeline_->Message(e.client_id, "authority", sent, queue_.now_ms(),
+                       StrCat("mid ", e.mid, " ", e.name, e.applied ? "" : " (burnt)"));
   }
 }
 
@@ -331,8 +316,6 @@ std::optional<props::Violation> Simulation::CheckStep() {
   return std::nullopt;
 }
 
-bool Simulation::quiescent() const { return queue_.empty(); }
-
 std::optional<props::Violation> Simulation::CheckQuiescence() {
   const PlainTables store = props::PlainTablesOf(daemon_->store(), schema_, false);
   for (auto& c : clients_) {
@@ -362,10 +345,7 @@ std::optional<props::Violation> Simulation::CheckQuiescence() {
   // The authority's store equals the sequential replay of its processed log (authority model).
   PlainStore initial(schema_);
   {
-    // Same purpose ⇒ the same stream: regenerates exactly the seeded rows.
-    Rng seed_rng = root_.Fork("seed-data");
-    SeedRows seed = SeedData(seed_rng);
-    for (const auto& [table, rows] : seed) {
+    for (const auto& [table, rows] : scenario_.seed_rows) {
       for (const auto& r : rows) {
         if (auto s = initial.Add(table, r); !s.ok()) {
           return props::Violation{"authority-model", StrCat("seed rejected: ", s.message())};
@@ -411,6 +391,7 @@ RunResult Simulation::Run() {
   }
   while (result_.ok && queue_.RunNext()) {
     ++step_;
+    if (timeline_) ObserveProcessed();
     if (auto v = CheckStep()) {
       Fail(*v);
       break;
@@ -429,6 +410,13 @@ RunResult Simulation::Run() {
   result_.virtual_ms = queue_.now_ms();
   result_.digest = trace_.DigestHex();
   result_.counters = counters_;
+  if (timeline_) {
+    const std::string title =
+        StrCat("rindle-sim seed ", scenario_.seed, result_.ok ? " — ok" : StrCat(" — ", result_.property, " failed at step ", result_.step));
+    if (auto s = timeline_->WriteHtml(options_.timeline_path, title); !s.ok()) {
+      result_.counters["timeline.write_error"] = 1;
+    }
+  }
   return result_;
 }
 

@@ -1,15 +1,21 @@
-// simulation.h — one seeded deployment: the daemon authority, 2–4 simulated clients and the
-// network, driven by one event queue in virtual time (SPEC §1, §2.3–2.4, §4). Holds state for
-// the duration of one run.
+// simulation.h — executes one Scenario (scenario.h): the daemon authority, the scenario's
+// clients and the network, driven by one event queue in virtual time (SPEC §1, §2.3–2.4, §4).
+// Holds state for the duration of one run. The generator is never consulted: everything the
+// run does comes from the scenario, plus the network's and clients' runtime randomness from
+// Rng(scenario.seed) forks "network" and "client<i>".
 //
-// Phases (TigerBeetle's VOPR shape): SAFETY — workload actions and faults fire until
-// safety_ms; every event is followed by the step checks (view==fresh on every client and on the
-// authority, head==sync+pending, gapless mids, watermarks monotone, health). LIVENESS — faults
-// heal (no loss, partitions end, progress released), actions stop, the queue drains; then the
-// quiescence checks (nothing pending, every issued mid processed exactly once, every client view
-// equals the same query over the authority's store, the authority's store equals the sequential
-// replay of its log). A run still not quiescent after max_steps events fails `liveness`.
-// Every random choice comes from one root Rng forked per purpose; every time from the queue.
+// Phases (TigerBeetle's VOPR shape): SAFETY — the scenario's actions and faults fire at their
+// times until config.safety_ms; every event is followed by the step checks (view==fresh on
+// every client and on the authority, head==sync+pending, gapless mids, watermarks monotone,
+// health). LIVENESS — at safety_ms the faults heal (no loss, partitions end, progress released),
+// and the queue drains; then the quiescence checks (nothing pending, every issued mid processed
+// exactly once, every client view equals the same query over the authority's store, the
+// authority's store equals the sequential replay of its log over the scenario's seed rows).
+// A run still not quiescent after max_steps events fails `liveness`.
+// Action semantics: a retain opens a view and remembers its handle; a release of a handle with
+// no open view is a no-op (counted as action.release_noop); a mutate invokes the named mutator
+// with the recorded args — a mutator that fails client-side consumes no mid (checked).
+// Scheduling order at equal virtual times: actions (file order), faults (file order), heal.
 #pragma once
 
 #include <cstdint>
@@ -26,57 +32,34 @@
 #include "sim/network.h"
 #include "sim/rng.h"
 #include "sim/runner.h"
+#include "sim/scenario.h"
 #include "sim/sim_client.h"
+#include "sim/timeline.h"
 #include "sim/trace.h"
-#include "sim/workload_generator.h"
 
 namespace rindle::sim {
 
-// Knobs drawn from the seed (each documented with its unit).
-struct SimConfig {
-  int clients = 3;
-  int64_t safety_ms = 4000;          // virtual ms of workload + faults
-  int64_t action_gap_ms_min = 20;    // virtual ms between one client's actions
-  int64_t action_gap_ms_max = 250;
-  uint32_t retain_per_mille = 80;    // share of actions that retain a new query
-  uint32_t release_per_mille = 60;   // share of actions that release a query
-  int link_breaks = 2;               // count over the safety phase
-  int restarts = 1;                  // authority restarts over the safety phase
-  int partitions = 1;                // partition windows over the safety phase
-  int64_t partition_ms_max = 1200;
-  int starvations = 1;               // progress-starvation windows
-  int64_t starvation_ms_max = 600;
-  size_t buffer_cap = 1024;          // client gate buffer cap (frames); small caps force overflow
-  NetworkConfig network;
-  nlohmann::json ToJson() const;
-};
-
-SimConfig DrawConfig(Rng& rng);
-
 class Simulation {
  public:
-  explicit Simulation(const RunOptions& options);
+  // `scenario` must be generated (Scenario::generated) and valid (ValidateScenario).
+  Simulation(const Scenario& scenario, const RunOptions& options);
   ~Simulation();
   RunResult Run();
 
  private:
   void Setup();
-  void ScheduleActions(SimClient* client);
-  void Act(SimClient* client);
-  void ScheduleFaults();
+  void Act(const ScenarioAction& action);
+  void Inject(const ScenarioFault& fault);
   void Heal();
   std::optional<props::Violation> CheckStep();
   std::optional<props::Violation> CheckQuiescence();
-  WorkloadState StateOf(const SimClient& client) const;
+  void ObserveProcessed();
   void Fail(const props::Violation& v);
-  bool quiescent() const;
   void Count(const std::string& name) { ++counters_[name]; }
 
+  const Scenario& scenario_;
   RunOptions options_;
   Rng root_;
-  Rng workload_rng_;
-  Rng fault_rng_;
-  SimConfig config_;
   EventQueue queue_;
   Trace trace_;
   std::map<std::string, int64_t> counters_;
@@ -86,10 +69,13 @@ class Simulation {
   std::unique_ptr<DaemonAuthority> daemon_;
   std::vector<std::unique_ptr<SimClient>> clients_;
   std::map<std::string, SimClient*> by_id_;
-  std::map<std::string, int64_t> id_counters_;
+  std::map<std::pair<int, int64_t>, int64_t> handle_qid_;  // (client, handle) → local qid
   std::map<std::string, int64_t> last_watermark_;
   LedgerOracle ledger_;  // every mid issued, its fate and confirmations (SPEC §3)
   std::map<std::string, int64_t> ledger_fed_;  // client → highest mid fed to the ledger
+  std::unique_ptr<Timeline> timeline_;         // only with options.timeline_path
+  std::map<std::pair<std::string, int64_t>, int64_t> invoked_at_;  // (client, mid) → t (timeline)
+  size_t log_seen_ = 0;                                            // timeline: daemon log read
   bool healed_ = false;
   int64_t step_ = 0;
   RunResult result_;

@@ -10,13 +10,20 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <deque>
+#include <filesystem>
+#include <optional>
+#include <set>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "sim/determinism_guard.h"
+#include "sim/cli/junit.h"
 #include "sim/cli/result_io.h"
+#include "sim/cli/shrink_command.h"
 #include "sim/cli/worker.h"
 
 namespace rindle::sim::cli {
@@ -78,6 +85,7 @@ std::string FormatDuration(double seconds) {
 
 struct Stats {
   uint64_t done = 0;
+  uint64_t resumed = 0;  // of `done`: results read back by --resume (not run now)
   uint64_t failed = 0;
   std::vector<uint64_t> failed_seeds;
   std::map<std::string, int64_t> counter_totals;
@@ -105,7 +113,8 @@ class Progress {
     last_ = now;
     last_done_ = stats.done;
     const double elapsed = SecondsSince(start_);
-    const double rate = elapsed > 0 ? static_cast<double>(stats.done) / elapsed : 0;
+    const double rate =
+        elapsed > 0 ? static_cast<double>(stats.done - stats.resumed) / elapsed : 0;
     std::string eta = "?";
     if (budget_ms_) {
       eta = FormatDuration(std::max(0.0, *budget_ms_ / 1000.0 - elapsed)) + " (budget)";
@@ -161,11 +170,57 @@ void PrintCounters(const Stats& stats) {
   }
 }
 
+// The results file's complete lines (a torn last line is skipped), by seed; `ends_clean` is
+// false when the file does not end with a newline.
+std::map<uint64_t, RunResult> ReadPriorResults(const std::string& path, bool* ends_clean,
+                                               size_t* torn) {
+  std::map<uint64_t, RunResult> prior;
+  *ends_clean = true;
+  *torn = 0;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return prior;
+  std::string text;
+  char buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  std::fclose(f);
+  *ends_clean = text.empty() || text.back() == '\n';
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    const bool complete = nl != std::string::npos;
+    const std::string line = text.substr(pos, complete ? nl - pos : std::string::npos);
+    pos = complete ? nl + 1 : text.size();
+    if (line.empty()) continue;
+    absl::StatusOr<RunResult> r = ResultFromJsonLine(line);
+    if (!complete || !r.ok()) {
+      ++*torn;
+      continue;
+    }
+    prior[r->seed] = *r;
+  }
+  return prior;
+}
+
+bool InShard(uint64_t seed, const CampaignOptions& o) {
+  return seed >= o.seeds.first && seed <= o.seeds.last && seed % o.shard.count == o.shard.index;
+}
+
 }  // namespace
 
 int RunCampaign(const CampaignOptions& options) {
   SeedCursor cursor(options.seeds, options.shard);
   const uint64_t total = cursor.total();
+
+  std::map<uint64_t, RunResult> prior;
+  bool ends_clean = true;
+  if (options.resume) {
+    size_t torn = 0;
+    prior = ReadPriorResults(options.out_path, &ends_clean, &torn);
+    std::fprintf(stderr, "rindle-sim fuzz: --resume: %zu seeds already in \"%s\"%s\n",
+                 prior.size(), options.out_path.c_str(),
+                 torn > 0 ? absl::StrCat(" (", torn, " torn line(s) ignored)").c_str() : "");
+  }
 
   std::FILE* out = std::fopen(options.out_path.c_str(), "a");
   if (out == nullptr) {
@@ -173,10 +228,24 @@ int RunCampaign(const CampaignOptions& options) {
                  options.out_path.c_str(), std::strerror(errno));
     return 2;
   }
+  if (!ends_clean) std::fputc('\n', out);  // a torn line must not swallow the next one
 
   RunOptions base;
   if (options.max_steps > 0) base.max_steps = options.max_steps;
+  base.swarm = options.swarm;
   WorkerPool pool(base);
+
+  // Twin runs of checked seeds write their traces here.
+  const std::string trace_dir =
+      (std::filesystem::temp_directory_path() / absl::StrCat("rindle-sim-det-", ::getpid()))
+          .string();
+  if (options.determinism_per_million > 0) {
+    std::error_code ec;
+    std::filesystem::create_directories(trace_dir, ec);
+  }
+  auto twin_trace = [&](uint64_t seed, int twin) {
+    return absl::StrCat(trace_dir, "/", seed, twin == 0 ? "-a" : "-b", ".jsonl");
+  };
 
   struct sigaction sa;
   std::memset(&sa, 0, sizeof sa);
@@ -187,21 +256,68 @@ int RunCampaign(const CampaignOptions& options) {
 
   const auto start = Clock::now();
   Stats stats;
+  std::vector<RunResult> all_results;  // for JUnit
+  uint64_t resumed = 0;
+  for (const auto& [seed, r] : prior) {
+    if (!InShard(seed, options)) continue;
+    ++resumed;
+    ++stats.resumed;
+    ++stats.done;
+    all_results.push_back(r);
+    if (!r.ok) {
+      ++stats.failed;
+      stats.failed_seeds.push_back(r.seed);
+    }
+  }
   Progress progress(!options.quiet, total, options.time_budget_ms);
   int exit_code = 0;
   bool budget_spent = false;
+  uint64_t checked = 0;
+  uint64_t mismatches = 0;
 
-  auto more_seeds = [&] {
-    if (cursor.done() || g_interrupted) return false;
+  // Jobs: (seed, twin) with twin -1 for a single run, 0/1 for the two runs of a checked seed.
+  std::deque<std::pair<uint64_t, int>> jobs_queue;
+  std::map<size_t, std::pair<uint64_t, int>> running;  // worker → job
+  std::map<uint64_t, RunResult> first_twin;
+  std::set<uint64_t> recorded;
+
+  auto budget_over = [&] {
     if (options.time_budget_ms && SecondsSince(start) * 1000.0 >= *options.time_budget_ms) {
       budget_spent = true;
-      return false;
+      return true;
     }
-    return true;
+    return false;
+  };
+  auto next_job = [&]() -> std::optional<std::pair<uint64_t, int>> {
+    if (g_interrupted) return std::nullopt;
+    if (jobs_queue.empty()) {
+      if (budget_over()) return std::nullopt;
+      std::optional<uint64_t> seed;
+      while ((seed = cursor.Next()) && prior.count(*seed) > 0) {
+      }
+      if (!seed) return std::nullopt;
+      if (options.determinism_per_million > 0 &&
+          IsCheckedSeed(*seed, options.determinism_per_million)) {
+        jobs_queue.push_back({*seed, 0});
+        jobs_queue.push_back({*seed, 1});
+      } else {
+        jobs_queue.push_back({*seed, -1});
+      }
+    }
+    auto job = jobs_queue.front();
+    jobs_queue.pop_front();
+    return job;
+  };
+  auto more_jobs = [&] {
+    if (g_interrupted) return false;
+    if (!jobs_queue.empty()) return true;
+    return !cursor.done() && !budget_over();
   };
 
   auto record = [&](const RunResult& r) {
+    if (!recorded.insert(r.seed).second) return;
     ++stats.done;
+    all_results.push_back(r);
     const std::string line = DumpLine(ResultToJson(r, /*with_counters=*/false));
     if (std::fprintf(out, "%s\n", line.c_str()) < 0 || std::fflush(out) != 0) {
       progress.Clear();
@@ -223,10 +339,37 @@ int RunCampaign(const CampaignOptions& options) {
     progress.Update(stats, /*force=*/false);
   };
 
+  auto finished = [&](uint64_t seed, int twin, const RunResult& r) {
+    if (twin < 0) {
+      record(r);
+      return;
+    }
+    if (!r.ok && r.property == "crash") {
+      record(r);
+      first_twin.erase(seed);
+      return;
+    }
+    auto it = first_twin.find(seed);
+    if (it == first_twin.end()) {
+      if (!recorded.contains(seed)) first_twin[seed] = r;
+      return;
+    }
+    const RunResult a = twin == 1 ? it->second : r;
+    const RunResult b = twin == 1 ? r : it->second;
+    first_twin.erase(it);
+    ++checked;
+    std::optional<RunResult> bad = CompareTwinRuns(a, b, twin_trace(seed, 0), twin_trace(seed, 1));
+    if (bad) ++mismatches;
+    record(bad ? *bad : a);
+    std::error_code ec;
+    std::filesystem::remove(twin_trace(seed, 0), ec);
+    std::filesystem::remove(twin_trace(seed, 1), ec);
+  };
+
   const size_t jobs = static_cast<size_t>(std::max(1, options.jobs));
   while (true) {
-    // Keep `jobs` workers alive while seeds remain, and give every idle one a seed.
-    while (more_seeds() && pool.live() < jobs && pool.live() < total - stats.done) {
+    // Keep `jobs` workers alive while work remains, and give every idle one a job.
+    while (more_jobs() && pool.live() < jobs) {
       absl::StatusOr<size_t> id = pool.Spawn();
       if (!id.ok()) {
         progress.Clear();
@@ -241,20 +384,30 @@ int RunCampaign(const CampaignOptions& options) {
       }
     }
     for (size_t id : pool.Idle()) {
-      if (more_seeds()) {
-        (void)pool.Assign(id, *cursor.Next());  // a dead worker reports the seed as lost
-      } else {
+      std::optional<std::pair<uint64_t, int>> job = next_job();
+      if (!job) {
         pool.Finish(id);
+        continue;
       }
+      running[id] = *job;
+      // A dead worker reports the seed as lost.
+      (void)pool.Assign(id, job->first, job->second < 0 ? "" : twin_trace(job->first, job->second));
     }
     if (pool.live() == 0) break;
     if (g_interrupted) break;
 
     for (WorkerPool::Event& e : pool.Poll(250)) {
+      auto it = running.find(e.worker);
+      const std::pair<uint64_t, int> job =
+          it == running.end() ? std::pair<uint64_t, int>{0, -1} : it->second;
       if (!e.exited) {
-        record(e.result);
-      } else if (e.lost_seed && !g_interrupted && !e.by_sigint) {
-        record(CrashResult(*e.lost_seed, e.how));
+        if (it != running.end()) running.erase(it);
+        finished(job.first, job.second, e.result);
+      } else {
+        if (it != running.end()) running.erase(it);
+        if (e.lost_seed && !g_interrupted && !e.by_sigint) {
+          finished(*e.lost_seed, job.second, CrashResult(*e.lost_seed, e.how));
+        }
       }
     }
     progress.Update(stats, /*force=*/false);
@@ -266,17 +419,31 @@ int RunCampaign(const CampaignOptions& options) {
   progress.Update(stats, /*force=*/true);
   progress.Clear();
   std::fclose(out);
+  if (options.determinism_per_million > 0) {
+    std::error_code ec;
+    std::filesystem::remove_all(trace_dir, ec);
+  }
 
   const double elapsed = SecondsSince(start);
+  const uint64_t ran = stats.done - resumed;
   std::printf(
       "\nrindle-sim fuzz: %llu seeds run, %llu passed, %llu failed in %s (%.2f seeds/s)%s\n",
-              static_cast<unsigned long long>(stats.done),
-              static_cast<unsigned long long>(stats.done - stats.failed),
-              static_cast<unsigned long long>(stats.failed), FormatDuration(elapsed).c_str(),
-              elapsed > 0 ? static_cast<double>(stats.done) / elapsed : 0.0,
-              interrupted    ? " — interrupted"
-              : budget_spent ? " — time budget reached"
-                             : "");
+      static_cast<unsigned long long>(stats.done),
+      static_cast<unsigned long long>(stats.done - stats.failed),
+      static_cast<unsigned long long>(stats.failed), FormatDuration(elapsed).c_str(),
+      elapsed > 0 ? static_cast<double>(ran) / elapsed : 0.0,
+      interrupted    ? " — interrupted"
+      : budget_spent ? " — time budget reached"
+                     : "");
+  if (resumed > 0) {
+    std::printf("resumed: %llu seeds came from the results file, %llu ran now\n",
+                static_cast<unsigned long long>(resumed), static_cast<unsigned long long>(ran));
+  }
+  if (options.determinism_per_million > 0) {
+    std::printf("determinism: %llu seeds run twice, %llu mismatches\n",
+                static_cast<unsigned long long>(checked),
+                static_cast<unsigned long long>(mismatches));
+  }
   if (!stats.failed_seeds.empty()) {
     std::sort(stats.failed_seeds.begin(), stats.failed_seeds.end());
     std::printf("failed seeds (reproduce with: rindle-sim run --seed N):");
@@ -292,6 +459,48 @@ int RunCampaign(const CampaignOptions& options) {
   std::printf("results: %s\n", options.out_path.c_str());
   PrintCounters(stats);
   std::fflush(stdout);
+
+  if (!options.junit_path.empty()) {
+    std::sort(all_results.begin(), all_results.end(),
+              [](const RunResult& a, const RunResult& b) { return a.seed < b.seed; });
+    if (absl::Status s = WriteJUnit(options.junit_path, all_results, elapsed); !s.ok()) {
+      std::fprintf(stderr, "rindle-sim fuzz: %s\n", std::string(s.message()).c_str());
+      exit_code = 2;
+    } else {
+      std::printf("junit: %s\n", options.junit_path.c_str());
+    }
+  }
+
+  if (options.auto_shrink && !interrupted) {
+    const std::string pending = absl::StrCat(options.corpus_dir, "/pending");
+    for (const RunResult& r : all_results) {
+      if (r.ok || r.property == "nondeterminism" || r.property == "setup") continue;
+      const std::string path =
+          absl::StrCat(pending, "/seed-", r.seed, "-", PropertySlug(r.property), ".json");
+      std::error_code ec;
+      if (std::filesystem::exists(path, ec)) continue;  // shrunk before (a resumed campaign)
+      std::filesystem::create_directories(pending, ec);
+      ShrinkCommandOptions so;
+      so.seed = r.seed;
+      so.swarm = options.swarm;
+      so.max_runs = options.shrink_max_runs;
+      so.time_budget_ms = options.shrink_time_ms;
+      so.out_path = path;
+      so.quiet = options.quiet;
+      so.print_steps = false;
+      so.max_steps = options.max_steps;
+      std::string written;
+      const int code = RunShrinkCommand(so, &written);
+      if (code == 0) {
+        std::printf("auto-shrink: seed %llu (%s) -> %s\n",
+                    static_cast<unsigned long long>(r.seed), r.property.c_str(), written.c_str());
+      } else {
+        std::printf("auto-shrink: seed %llu (%s) could not be shrunk (exit %d)\n",
+                    static_cast<unsigned long long>(r.seed), r.property.c_str(), code);
+      }
+      std::fflush(stdout);
+    }
+  }
 
   if (interrupted) return 130;
   if (exit_code != 0) return exit_code;

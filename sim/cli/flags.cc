@@ -168,4 +168,22 @@ absl::StatusOr<int64_t> ParseDurationMs(const std::string& flag, const std::stri
   return static_cast<int64_t>(v) * unit_ms;
 }
 
+absl::StatusOr<uint32_t> ParseFractionPerMillion(const std::string& flag, const std::string& text) {
+  const std::string kExpected = "a fraction between 0 and 1 (e.g. 0.05)";
+  // Digits, at most one '.', at most 6 decimals: exact in parts per million.
+  const size_t dot = text.find('.');
+  const std::string whole = text.substr(0, dot);
+  const std::string frac = dot == std::string::npos ? "" : text.substr(dot + 1);
+  uint64_t w = 0;
+  uint64_t f = 0;
+  if (whole.empty() && frac.empty()) return Bad(flag, kExpected, text);
+  if (!whole.empty() && !ToUint64(whole, &w)) return Bad(flag, kExpected, text);
+  if (dot != std::string::npos && (frac.empty() || frac.size() > 6 || !ToUint64(frac, &f))) {
+    return Bad(flag, kExpected, text);
+  }
+  for (size_t i = frac.size(); i < 6; ++i) f *= 10;
+  if (w > 1 || (w == 1 && f > 0)) return Bad(flag, kExpected, text);
+  return static_cast<uint32_t>(w * 1000000 + f);
+}
+
 }  // namespace rindle::sim::cli

@@ -63,6 +63,9 @@ struct Shard {
 };
 absl::StatusOr<Shard> ParseShard(const std::string& flag, const std::string& text);
 
+// A fraction in [0, 1] ("0.05", "0", "1") → parts per million.
+absl::StatusOr<uint32_t> ParseFractionPerMillion(const std::string& flag, const std::string& text);
+
 // A wall-clock budget: "90" or "90s", "15m", "2h" → milliseconds (> 0).
 absl::StatusOr<int64_t> ParseDurationMs(const std::string& flag, const std::string& text);
 

@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "sim/cli/worker.h"
+#include "sim/runner.h"
 #include "sim/scenario.h"
 
 namespace rindle::sim::cli {
@@ -33,7 +34,11 @@ int RunReplay(const std::vector<std::string>& paths) {
       error(file, std::string(scenario.status().message()));
       return;
     }
-    RunResult result = RunIsolated(ScenarioRunOptions(*scenario));
+    RunOptions options;
+    options.seed = scenario->seed;
+    const Scenario loaded = *scenario;
+    RunResult result = RunIsolated(
+        options, [loaded](const RunOptions& o) { return RunScenario(loaded, o); });
     ScenarioVerdict verdict = JudgeScenario(*scenario, result);
     if (verdict.pass) {
       ++passed;

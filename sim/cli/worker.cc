@@ -32,10 +32,11 @@ bool WriteAll(int fd, const std::string& data) {
   return true;
 }
 
-// Runs RunSeed, turning an escaped exception into a failed result instead of a crash.
-RunResult RunGuarded(const RunOptions& options) {
+// Runs the job (RunSeed by default), turning an escaped exception into a failed result instead
+// of a crash.
+RunResult RunGuarded(const RunOptions& options, const WorkerPool::Job& job) {
   try {
-    return RunSeed(options);
+    return job ? job(options) : RunSeed(options);
   } catch (const std::exception& e) {
     RunResult r;
     r.seed = options.seed;
@@ -46,7 +47,8 @@ RunResult RunGuarded(const RunOptions& options) {
   }
 }
 
-[[noreturn]] void WorkerMain(int in_fd, int out_fd, RunOptions options) {
+[[noreturn]] void WorkerMain(int in_fd, int out_fd, RunOptions options,
+                             const WorkerPool::Job& job) {
   std::string buffer;
   char chunk[256];
   for (;;) {
@@ -64,9 +66,11 @@ RunResult RunGuarded(const RunOptions& options) {
     std::string line = buffer.substr(0, nl);
     buffer.erase(0, nl + 1);
     uint64_t seed = 0;
-    if (!absl::SimpleAtoi(line, &seed)) _exit(3);  // protocol error: cannot happen
+    const size_t space = line.find(' ');
+    if (!absl::SimpleAtoi(line.substr(0, space), &seed)) _exit(3);  // protocol error
     options.seed = seed;
-    RunResult result = RunGuarded(options);
+    if (space != std::string::npos) options.trace_path = line.substr(space + 1);
+    RunResult result = RunGuarded(options, job);
     result.seed = seed;
     if (!WriteAll(out_fd, DumpLine(ResultToJson(result, /*with_counters=*/true)) + "\n")) {
       _exit(4);
@@ -96,7 +100,7 @@ RunResult CrashResult(uint64_t seed, const std::string& how) {
   return r;
 }
 
-WorkerPool::WorkerPool(RunOptions base) : base_(std::move(base)) {
+WorkerPool::WorkerPool(RunOptions base, Job job) : base_(std::move(base)), job_(std::move(job)) {
   ::signal(SIGPIPE, SIG_IGN);
 }
 
@@ -141,7 +145,7 @@ absl::StatusOr<size_t> WorkerPool::Spawn() {
     }
     ::close(to_child[1]);
     ::close(from_child[0]);
-    WorkerMain(to_child[0], from_child[1], base_);
+    WorkerMain(to_child[0], from_child[1], base_, job_);
   }
   ::close(to_child[0]);
   ::close(from_child[1]);
@@ -153,13 +157,15 @@ absl::StatusOr<size_t> WorkerPool::Spawn() {
   return workers_.size() - 1;
 }
 
-absl::Status WorkerPool::Assign(size_t id, uint64_t seed) {
+absl::Status WorkerPool::Assign(size_t id, uint64_t seed, const std::string& trace_path) {
   Worker& w = workers_.at(id);
   if (w.in_fd < 0 || w.outstanding) {
     return absl::FailedPreconditionError(absl::StrCat("worker ", id, " is not idle"));
   }
   w.outstanding = seed;
-  if (!WriteAll(w.in_fd, absl::StrCat(seed, "\n"))) {
+  const std::string line =
+      trace_path.empty() ? absl::StrCat(seed, "\n") : absl::StrCat(seed, " ", trace_path, "\n");
+  if (!WriteAll(w.in_fd, line)) {
     return absl::UnavailableError(
         absl::StrCat("worker ", id, " (pid ", w.pid, ") is gone: ", std::strerror(errno)));
   }
@@ -269,14 +275,16 @@ void WorkerPool::TerminateAll() {
   }
 }
 
-RunResult RunIsolated(const RunOptions& options) {
-  WorkerPool pool(options);
+RunResult RunIsolated(const RunOptions& options) { return RunIsolated(options, nullptr); }
+
+RunResult RunIsolated(const RunOptions& options, WorkerPool::Job job) {
+  WorkerPool pool(options, job);
   absl::StatusOr<size_t> id = pool.Spawn();
   if (!id.ok()) {
     // Cannot fork: run in-process instead.
-    return RunGuarded(options);
+    return RunGuarded(options, job);
   }
-  (void)pool.Assign(*id, options.seed);  // a failure surfaces as the exit event below
+  (void)pool.Assign(*id, options.seed, options.trace_path);  // failure: the exit event below
   pool.Finish(*id);
   std::optional<RunResult> result;
   while (pool.live() > 0) {

@@ -3,7 +3,8 @@
 // campaign, and nothing can leak between campaign seeds through process state. Holds state: the
 // live workers, their pipes and outstanding seeds. Not thread-safe (the CLI is single-threaded).
 //
-// Protocol: the parent writes one decimal seed per line into a worker's input pipe; the worker
+// Protocol: the parent writes one line per job into a worker's input pipe — a decimal seed,
+// optionally followed by a space and a trace file path the run writes its trace to; the worker
 // answers with one JSON line on its result pipe (result_io.h worker line, with counters); when
 // its input closes it exits 0. The worker is a fork() of the CLI (no exec) that never returns
 // into the CLI: it leaves through _exit().
@@ -18,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,8 +32,11 @@ namespace rindle::sim::cli {
 
 class WorkerPool {
  public:
-  // Every worker runs RunSeed(base) with base.seed replaced by the seed it is sent.
-  explicit WorkerPool(RunOptions base);
+  // A worker's job for one seed; `options` is base with seed (and trace_path) replaced.
+  using Job = std::function<RunResult(const RunOptions& options)>;
+  // Every worker runs job(base) — RunSeed by default — with base.seed replaced by the seed it
+  // is sent.
+  explicit WorkerPool(RunOptions base, Job job = nullptr);
   ~WorkerPool();  // kills (SIGKILL) and reaps any worker still alive
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
@@ -41,7 +46,7 @@ class WorkerPool {
 
   // Sends `seed` to idle worker `id`. An error means the worker is gone (its exit event
   // follows from Poll).
-  absl::Status Assign(size_t id, uint64_t seed);
+  absl::Status Assign(size_t id, uint64_t seed, const std::string& trace_path = "");
 
   // Closes worker `id`'s input: it exits once its outstanding seed (if any) is answered.
   void Finish(size_t id);
@@ -79,6 +84,7 @@ class WorkerPool {
   void Reap(size_t id, Event* event);
 
   RunOptions base_;
+  Job job_;
   std::vector<Worker> workers_;
 };
 
@@ -87,5 +93,7 @@ RunResult CrashResult(uint64_t seed, const std::string& how);
 
 // Runs one seed in a forked child and returns its result (a CrashResult if the child died).
 RunResult RunIsolated(const RunOptions& options);
+// Runs job(options) in a forked child (a CrashResult for options.seed if the child died).
+RunResult RunIsolated(const RunOptions& options, WorkerPool::Job job);
 
 }  // namespace rindle::sim::cli
