@@ -58,6 +58,23 @@ absl::Status ResolveCorrelation(const Correlation& corr, const TableSpec& parent
   return absl::OkStatus();
 }
 
+// Resolves a related/EXISTS subquery's child table and correlation into `edge` (child not built).
+absl::Status ResolveEdge(const CorrelatedSubquery& rel, const TableSpec& spec,
+                         std::string_view table, const Level::TableFinder& find,
+                         const std::string& rpath, LevelEdge* edge) {
+  if (rel.subquery == nullptr) {
+    return absl::InvalidArgumentError(StrCat(rpath, ".subquery: missing"));
+  }
+  Table* child_table = find(rel.subquery->table);
+  if (child_table == nullptr) {
+    return absl::NotFoundError(
+        StrCat(rpath, ".subquery.table: unknown table \"", rel.subquery->table, "\""));
+  }
+  edge->alias = rel.subquery->alias.value_or("");
+  return ResolveCorrelation(rel.correlation, spec, table, child_table->spec(),
+                            rel.subquery->table, rpath, &edge->parent_cols, &edge->child_cols);
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Level>> Level::Build(const Ast& ast,
@@ -94,24 +111,13 @@ absl::StatusOr<std::unique_ptr<Level>> Level::Build(const Ast& ast,
     auto add_exists = [&](const Condition& c, const std::string& cpath) -> absl::StatusOr<int> {
       const CorrelatedSubquery& rel = c.related;
       const std::string rpath = StrCat(cpath, ".related");
-      if (rel.subquery == nullptr) {
-        return absl::InvalidArgumentError(StrCat(rpath, ".subquery: missing"));
-      }
-      Table* child_table = find(rel.subquery->table);
-      if (child_table == nullptr) {
-        return absl::NotFoundError(StrCat(rpath, ".subquery.table: unknown table \"",
-                                          rel.subquery->table, "\""));
-      }
       LevelEdge edge;
-      RETURN_IF_ERROR(ResolveCorrelation(rel.correlation, spec, ast.table, child_table->spec(),
-                                         rel.subquery->table, rpath, &edge.parent_cols,
-                                         &edge.child_cols));
+      RETURN_IF_ERROR(ResolveEdge(rel, spec, ast.table, find, rpath, &edge));
       ASSIGN_OR_RETURN(edge.child, Build(*rel.subquery, &edge.child_cols, /*for_exists=*/true,
                                          find, StrCat(rpath, ".subquery")));
       for (int c : edge.parent_cols) edge.parent_index_sort.push_back({c, false});
       for (int pk : spec.primary_key) edge.parent_index_sort.push_back({pk, false});
       edge.parent_index = &table->AcquireIndex(edge.parent_index_sort);
-      edge.alias = rel.subquery->alias.value_or("");
       self->exists_.push_back(std::move(edge));
       return static_cast<int>(self->exists_.size() - 1);
     };
@@ -149,21 +155,10 @@ absl::StatusOr<std::unique_ptr<Level>> Level::Build(const Ast& ast,
     for (size_t i = 0; i < ast.related.size(); ++i) {
       const CorrelatedSubquery& rel = ast.related[i];
       const std::string rpath = StrCat(path, ".related[", i, "]");
-      if (rel.subquery == nullptr) {
-        return absl::InvalidArgumentError(StrCat(rpath, ".subquery: missing"));
-      }
-      Table* child_table = find(rel.subquery->table);
-      if (child_table == nullptr) {
-        return absl::NotFoundError(StrCat(rpath, ".subquery.table: unknown table \"",
-                                          rel.subquery->table, "\""));
-      }
       LevelEdge edge;
-      RETURN_IF_ERROR(ResolveCorrelation(rel.correlation, spec, ast.table, child_table->spec(),
-                                         rel.subquery->table, rpath, &edge.parent_cols,
-                                         &edge.child_cols));
+      RETURN_IF_ERROR(ResolveEdge(rel, spec, ast.table, find, rpath, &edge));
       ASSIGN_OR_RETURN(edge.child, Build(*rel.subquery, &edge.child_cols, /*for_exists=*/false,
                                          find, StrCat(rpath, ".subquery")));
-      edge.alias = rel.subquery->alias.value_or("");
       if (!level->key_cols_.empty()) {
         for (int c : edge.parent_cols) edge.parent_index_sort.push_back({c, false});
         for (int pk : spec.primary_key) edge.parent_index_sort.push_back({pk, false});

@@ -47,34 +47,31 @@ class Shrinker {
     return keep;
   }
 
-  // ddmin over the elements of `best_` that `field` selects; true when anything was removed.
-  template <class T>
-  bool DeltaDebug(std::vector<T> Scenario::*field, const char* pass) {
-    pass_ = pass;
+  // ddmin (Zeller): removes chunks of `items` while `make(kept)` still fails the property; on
+  // success `items` is the kept part. True when anything was removed.
+  template <class T, class Make>
+  bool Ddmin(std::vector<T>& items, Make make) {
     bool changed = false;
     size_t n = 2;
-    while (!Spent()) {
-      const std::vector<T>& items = best_.*field;
-      if (items.empty()) break;
-      if (items.size() == 1) {
-        // Try without the last one.
-        Scenario c = best_;
-        (c.*field).clear();
-        changed = Try(std::move(c)) || changed;
+    while (!Spent() && !items.empty()) {
+      if (items.size() == 1) {  // try without the last one
+        if (Try(make(std::vector<T>{}))) {
+          items.clear();
+          changed = true;
+        }
         break;
       }
       n = std::min(n, items.size());
       const size_t len = items.size();
       bool reduced = false;
       for (size_t i = 0; i < n && !Spent(); ++i) {
-        const size_t begin = len * i / n;
-        const size_t end = len * (i + 1) / n;
-        Scenario c = best_;
-        std::vector<T>& v = c.*field;
-        v.erase(v.begin() + static_cast<long>(begin), v.begin() + static_cast<long>(end));
-        if (Try(std::move(c))) {
-          reduced = true;
-          changed = true;
+        std::vector<T> kept;
+        for (size_t j = 0; j < len; ++j) {
+          if (j < len * i / n || j >= len * (i + 1) / n) kept.push_back(items[j]);
+        }
+        if (Try(make(kept))) {
+          items = std::move(kept);
+          reduced = changed = true;
           n = std::max<size_t>(n - 1, 2);
           break;
         }
@@ -84,6 +81,18 @@ class Shrinker {
       n = std::min(n * 2, len);
     }
     return changed;
+  }
+
+  // ddmin over the elements of `best_` that `field` selects.
+  template <class T>
+  bool DeltaDebug(std::vector<T> Scenario::*field, const char* pass) {
+    pass_ = pass;
+    std::vector<T> items = best_.*field;
+    return Ddmin(items, [&](const std::vector<T>& kept) {
+      Scenario c = best_;
+      c.*field = kept;
+      return c;
+    });
   }
 
   bool DropFaultKinds() {
@@ -142,33 +151,12 @@ class Shrinker {
       for (auto& [table, list] : s.seed_rows) list.clear();
       for (const auto& r : rows) s.seed_rows[r.table].push_back(r.row);
     };
-    // ddmin on a private copy of the rows, testing through `best_`.
     std::vector<Row> rows = flatten(best_);
-    bool changed = false;
-    size_t n = 2;
-    while (!Spent() && rows.size() >= 2) {
-      n = std::min(n, rows.size());
-      const size_t len = rows.size();
-      bool reduced = false;
-      for (size_t i = 0; i < n && !Spent(); ++i) {
-        std::vector<Row> kept;
-        for (size_t j = 0; j < len; ++j) {
-          if (j < len * i / n || j >= len * (i + 1) / n) kept.push_back(rows[j]);
-        }
-        Scenario c = best_;
-        rebuild(c, kept);
-        if (Try(std::move(c))) {
-          rows = std::move(kept);
-          reduced = changed = true;
-          n = std::max<size_t>(n - 1, 2);
-          break;
-        }
-      }
-      if (reduced) continue;
-      if (n >= len) break;
-      n = std::min(n * 2, len);
-    }
-    return changed;
+    return Ddmin(rows, [&](const std::vector<Row>& kept) {
+      Scenario c = best_;
+      rebuild(c, kept);
+      return c;
+    });
   }
 
   bool Simplify() {
