@@ -1,6 +1,7 @@
 // scenario.cc — see scenario.h.
 #include "sim/scenario.h"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
@@ -9,7 +10,12 @@
 
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "engine/check.h"
 #include "engine/str_util.h"
+#include "engine/table.h"
+#include "sim/workload_mutators.h"
+#include "sim/workload_queries.h"
+#include "sim/workload_schema.h"
 
 namespace rindle::sim {
 namespace {
@@ -180,20 +186,50 @@ json ConfigToJson(const ScenarioConfig& c) {
           {"connect_ms", c.connect_ms}};
 }
 
+// The app schema the workload runs on (seed rows are validated against it).
+const Schema& AppSchema() {
+  static const Schema* schema = [] {
+    absl::StatusOr<Schema> s = LoadAppSchema();
+    RINDLE_CHECK(s.ok());
+    return new Schema(*std::move(s));
+  }();
+  return *schema;
+}
+
 absl::StatusOr<SeedRows> SeedRowsFromJson(const json& j, const std::string& origin) {
   if (!j.is_object()) {
     return FieldError(origin, "seed_rows", "an object {table: [[cells...], ...]}", &j);
   }
+  const Schema& schema = AppSchema();
   SeedRows rows;
   for (const auto& [table, list] : j.items()) {
     const std::string field = StrCat("seed_rows.", table);
+    auto spec = schema.find(table);
+    if (spec == schema.end()) {
+      std::vector<std::string> names;
+      for (const auto& [n, t] : schema) names.push_back(n);
+      return FieldError(origin, field,
+                        StrCat("a table of the app schema (", absl::StrJoin(names, ", "), ")"),
+                        nullptr);
+    }
     if (!list.is_array()) return FieldError(origin, field, "an array of rows", &list);
     std::vector<RowValues>& out = rows[table];
+    std::set<RowValues, RowKeyLess> pks;
     for (size_t i = 0; i < list.size(); ++i) {
+      const std::string row_field = StrCat(field, "[", i, "]");
       auto row = RowFromJson(list[i], "row");
       if (!row.ok() || row->empty()) {
-        return FieldError(origin, StrCat(field, "[", i, "]"),
+        return FieldError(origin, row_field,
                           "a non-empty array of cells (null, bool, number or string)", &list[i]);
+      }
+      if (absl::Status ok = spec->second.CheckRow(table, *row); !ok.ok()) {
+        return FieldError(origin, row_field,
+                          StrCat("a row of table \"", table, "\" (", ok.message(), ")"),
+                          &list[i]);
+      }
+      if (!pks.insert(spec->second.PkOf(*row)).second) {
+        return FieldError(origin, row_field, "a row whose primary key is not already given",
+                          &list[i]);
       }
       out.push_back(*std::move(row));
     }
@@ -234,6 +270,11 @@ absl::StatusOr<ScenarioAction> ActionFromJson(const json& j, const std::string& 
     SCN_ASSIGN(a.query.name, qr.String("name", true));
     const json* args = qr.Find("args");
     a.query.args = args == nullptr ? json(nullptr) : *args;
+    // The query must build (any signed-in user will do for the check).
+    if (absl::StatusOr<Ast> ast = BuildNamedQuery(a.query, QueryContext{"u01"}); !ast.ok()) {
+      return FieldError(origin, StrCat(path, ".query"),
+                        StrCat("a named query of the app (", ast.status().message(), ")"), q);
+    }
   } else if (kind == "release") {
     if (auto s = r.CheckObject({"kind", "t", "client", "handle"}); !s.ok()) return s;
     a.kind = ScenarioAction::Kind::kRelease;
@@ -242,6 +283,12 @@ absl::StatusOr<ScenarioAction> ActionFromJson(const json& j, const std::string& 
     if (auto s = r.CheckObject({"kind", "t", "client", "name", "args"}); !s.ok()) return s;
     a.kind = ScenarioAction::Kind::kMutate;
     SCN_ASSIGN(a.name, r.String("name", true));
+    const std::vector<std::string> mutators = WorkloadMutatorNames();
+    if (std::find(mutators.begin(), mutators.end(), a.name) == mutators.end()) {
+      return FieldError(origin, StrCat(path, ".name"),
+                        StrCat("a workload mutator (", absl::StrJoin(mutators, ", "), ")"),
+                        r.Find("name"));
+    }
     const json* args = nullptr;
     SCN_ASSIGN(args, r.Require("args", "a JSON object of mutator args"));
     if (!args->is_object()) {

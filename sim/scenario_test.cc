@@ -157,6 +157,27 @@ TEST(ScenarioTest, Version2ErrorsNameTheFieldAndWhatWasExpected) {
                 "field \"seed_rows.user[0]\": expected a non-empty array of cells");
 }
 
+// Inputs the run could not use are input errors at load (exit 2 in the CLI), not a property
+// failure of the run: rows that do not fit the app schema, unknown mutators, unbuildable queries.
+TEST(ScenarioTest, SeedRowsMutatorsAndQueriesAreCheckedAgainstTheApp) {
+  using json = nlohmann::json;
+  ExpectV2Error([](json& d) { d["seed_rows"]["user"][0] = json::array({"u01"}); },
+                "field \"seed_rows.user[0]\": expected a row of table \"user\"");
+  ExpectV2Error([](json& d) { d["seed_rows"]["user"][0][1] = nullptr; },
+                "field \"seed_rows.user[0]\"");
+  ExpectV2Error([](json& d) { d["seed_rows"]["user"].push_back(json::array({"u01", "Bob"})); },
+                "field \"seed_rows.user[1]\": expected a row whose primary key is not already");
+  ExpectV2Error([](json& d) { d["seed_rows"]["users"] = json::array(); },
+                "field \"seed_rows.users\": expected a table of the app schema");
+  ExpectV2Error([](json& d) { d["actions"][1]["name"] = "dropTables"; },
+                "field \"actions[1].name\": expected a workload mutator");
+  ExpectV2Error([](json& d) { d["actions"][0]["query"]["name"] = "noSuchQuery"; },
+                "field \"actions[0].query\": expected a named query of the app");
+  ExpectV2Error(
+      [](json& d) { d["actions"][0]["query"] = {{"name", "issuesPage"}, {"args", {{"limit", -5}}}}; },
+      "field \"actions[0].query\": expected a named query of the app");
+}
+
 TEST(ScenarioTest, GeneratedScenarioRoundTripsThroughTheFile) {
   for (uint64_t seed : {1, 2, 77}) {
     absl::StatusOr<Scenario> g = GenerateScenario(seed);
