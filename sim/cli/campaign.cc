@@ -170,13 +170,18 @@ void PrintCounters(const Stats& stats) {
   }
 }
 
-// The results file's complete lines (a torn last line is skipped), by seed; `ends_clean` is
-// false when the file does not end with a newline.
-std::map<uint64_t, RunResult> ReadPriorResults(const std::string& path, bool* ends_clean,
-                                               size_t* torn) {
-  std::map<uint64_t, RunResult> prior;
-  *ends_clean = true;
-  *torn = 0;
+// The results file read for --resume: its results by seed, the byte length of its complete
+// lines (a torn last line — no newline, from a kill mid-write — lies beyond it), and the line
+// numbers of complete lines that are not results (corruption: --resume refuses those).
+struct PriorResults {
+  std::map<uint64_t, RunResult> by_seed;
+  uintmax_t clean_size = 0;
+  bool torn_tail = false;
+  std::vector<size_t> bad_lines;
+};
+
+PriorResults ReadPriorResults(const std::string& path) {
+  PriorResults prior;
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return prior;
   std::string text;
@@ -184,20 +189,24 @@ std::map<uint64_t, RunResult> ReadPriorResults(const std::string& path, bool* en
   size_t n;
   while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
   std::fclose(f);
-  *ends_clean = text.empty() || text.back() == '\n';
-  size_t pos = 0;
+  size_t pos = 0, line_no = 0;
   while (pos < text.size()) {
+    ++line_no;
     size_t nl = text.find('\n', pos);
-    const bool complete = nl != std::string::npos;
-    const std::string line = text.substr(pos, complete ? nl - pos : std::string::npos);
-    pos = complete ? nl + 1 : text.size();
+    if (nl == std::string::npos) {
+      prior.torn_tail = true;
+      break;
+    }
+    const std::string line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    prior.clean_size = pos;
     if (line.empty()) continue;
     absl::StatusOr<RunResult> r = ResultFromJsonLine(line);
-    if (!complete || !r.ok()) {
-      ++*torn;
+    if (!r.ok()) {
+      prior.bad_lines.push_back(line_no);
       continue;
     }
-    prior[r->seed] = *r;
+    prior.by_seed[r->seed] = *r;
   }
   return prior;
 }
@@ -213,13 +222,29 @@ int RunCampaign(const CampaignOptions& options) {
   const uint64_t total = cursor.total();
 
   std::map<uint64_t, RunResult> prior;
-  bool ends_clean = true;
   if (options.resume) {
-    size_t torn = 0;
-    prior = ReadPriorResults(options.out_path, &ends_clean, &torn);
+    PriorResults read = ReadPriorResults(options.out_path);
+    if (!read.bad_lines.empty()) {
+      std::fprintf(stderr,
+                   "rindle-sim fuzz: --resume: \"%s\" has %zu line(s) that are not results "
+                   "(first: line %zu); not resuming over a corrupt file\n",
+                   options.out_path.c_str(), read.bad_lines.size(), read.bad_lines.front());
+      return 2;
+    }
+    if (read.torn_tail) {
+      // Cut the torn line off so the file stays valid JSON lines; that seed runs again.
+      std::error_code ec;
+      std::filesystem::resize_file(options.out_path, read.clean_size, ec);
+      if (ec) {
+        std::fprintf(stderr, "rindle-sim fuzz: --resume: cannot truncate \"%s\": %s\n",
+                     options.out_path.c_str(), ec.message().c_str());
+        return 2;
+      }
+    }
+    prior = std::move(read.by_seed);
     std::fprintf(stderr, "rindle-sim fuzz: --resume: %zu seeds already in \"%s\"%s\n",
                  prior.size(), options.out_path.c_str(),
-                 torn > 0 ? absl::StrCat(" (", torn, " torn line(s) ignored)").c_str() : "");
+                 read.torn_tail ? " (a torn last line was cut off)" : "");
   }
 
   std::FILE* out = std::fopen(options.out_path.c_str(), "a");
@@ -228,7 +253,6 @@ int RunCampaign(const CampaignOptions& options) {
                  options.out_path.c_str(), std::strerror(errno));
     return 2;
   }
-  if (!ends_clean) std::fputc('\n', out);  // a torn line must not swallow the next one
 
   RunOptions base;
   if (options.max_steps > 0) base.max_steps = options.max_steps;

@@ -94,8 +94,15 @@ absl::StatusOr<conformance::CaseResult> RunFile(const std::string& path, bool fr
     return conformance::CheckZqlDiffCase(*c);
   }
   const bool has_format = j->is_object() && j->contains("format");
-  if (from_dir && has_format && (*j)["format"] != conformance::kPeerCaseFormat) {
-    *skipped = true;  // index.json, errors.json, ...
+  // In a directory, other JSON documents (index.json, errors.json, ...) are skipped; a file that
+  // claims to be a case (a rindle-peer-case/* format, or named case-*) is checked, so a case in an
+  // unsupported version is an error, never a silent skip.
+  const bool claims_case =
+      (has_format && (*j)["format"].is_string() &&
+       (*j)["format"].get<std::string>().rfind("rindle-peer-case/", 0) == 0) ||
+      std::filesystem::path(path).filename().string().rfind("case-", 0) == 0;
+  if (from_dir && has_format && !claims_case) {
+    *skipped = true;
     return conformance::CaseResult{};
   }
   absl::StatusOr<conformance::PeerCase> c = conformance::ParsePeerCase(*j, path);

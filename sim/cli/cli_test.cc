@@ -11,7 +11,9 @@
 
 #include <chrono>
 #include <filesystem>
+#include <iterator>
 #include <map>
+#include <set>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -273,6 +275,53 @@ std::map<uint64_t, std::string> ResultLinesBySeed(const std::string& path, int* 
 }
 
 // SPEC: a killed campaign resumed with --resume loses no finding and repeats no seed.
+// --resume cuts a torn last line off (that seed runs again, the file stays valid JSON lines)
+// and refuses a file with corrupt complete lines; --junit may not overwrite the results file.
+TEST(CliTest, ResumeCutsATornTailAndRefusesACorruptFile) {
+  const std::string dir = ::testing::TempDir();
+  const std::string out = dir + "/resume-torn.jsonl";
+  std::remove(out.c_str());
+  Outcome first = RunCli("fuzz --seeds 1..3 --jobs 1 --quiet --determinism-check 0 --out '" + out + "'");
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  std::string text;
+  {
+    std::ifstream in(out);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  ASSERT_GT(text.size(), 20u);
+  {
+    std::ofstream cut(out, std::ios::trunc);
+    cut << text.substr(0, text.size() - 20);  // the last line loses its end
+  }
+  Outcome resumed =
+      RunCli("fuzz --seeds 1..4 --jobs 1 --quiet --determinism-check 0 --resume --out '" + out + "'");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("torn last line was cut off"), std::string::npos) << resumed.output;
+  std::ifstream in(out);
+  std::string line;
+  std::set<uint64_t> seeds;
+  int lines = 0;
+  while (std::getline(in, line)) {
+    ++lines;
+    nlohmann::json j = nlohmann::json::parse(line);  // every line parses
+    seeds.insert(j["seed"].get<uint64_t>());
+  }
+  EXPECT_EQ(lines, 4);
+  EXPECT_EQ(seeds, (std::set<uint64_t>{1, 2, 3, 4}));
+
+  {
+    std::ofstream app(out, std::ios::app);
+    app << "not a result\n";
+  }
+  Outcome corrupt = RunCli("fuzz --seeds 1..5 --jobs 1 --quiet --resume --out '" + out + "'");
+  EXPECT_EQ(corrupt.exit_code, 2) << corrupt.output;
+  EXPECT_NE(corrupt.output.find("line 5"), std::string::npos) << corrupt.output;
+
+  Outcome same = RunCli("fuzz --seeds 1..2 --quiet --out '" + out + "' --junit '" + out + "'");
+  EXPECT_EQ(same.exit_code, 2) << same.output;
+  EXPECT_NE(same.output.find("--junit: must differ"), std::string::npos) << same.output;
+}
+
 TEST(CliTest, ResumeAfterSigkillLosesNothingAndRepeatsNothing) {
   const std::string out = testing::TempDir() + "/cli_resume.jsonl";
   std::remove(out.c_str());

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <limits>
 #include <optional>
 #include <string>
@@ -71,7 +72,8 @@ Options:
   --swarm on|off   swarm testing: each seed draws which action and fault kinds are on and
                    their rates (default on); off runs the default mix
   --resume         continue a killed campaign: seeds already in the results file are not
-                   run again (and their results are kept); a torn last line is ignored
+                   run again (and their results are kept); a torn last line is cut off
+                   (that seed runs again); other unreadable lines refuse the resume
   --junit FILE     also write a JUnit XML summary (one testcase per seed)
   --determinism-check F
                    the fraction of seeds run twice in separate workers, comparing trace
@@ -230,6 +232,12 @@ int FuzzCommand(const std::vector<std::string>& args) {
   options.auto_shrink = parsed->has("auto-shrink");
   if (auto junit = parsed->get("junit")) {
     if (auto err = CheckWritable("junit", *junit)) return Usage("fuzz", *err);
+    std::error_code ec;
+    if (*junit == options.out_path ||
+        std::filesystem::equivalent(*junit, options.out_path, ec)) {
+      return Usage("fuzz", "--junit: must differ from the results file (--out), which it would "
+                           "overwrite");
+    }
     options.junit_path = *junit;
   }
   if (auto fraction = parsed->get("determinism-check")) {
