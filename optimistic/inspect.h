@@ -2,10 +2,11 @@
 // `PendingInspect` / `__inspectDomains`, DEBUG-TOOLS-BROWSER-DESIGN §2/§4.1). Plain value types
 // with a JSON form for traces; no logic beyond serialization.
 //
-//   Inspect          — the daemon-domain scalars: pending entries (key "m:<mid>", mid, seq,
-//                      name, args, domain, tables = touched, writes flattened in (table, pk-key)
-//                      order, reads), confirmedLmid (= watermark["daemon"]), nextMid,
-//                      appliedCv, bufferedFrames, pendingTables (sorted).
+//   Inspect          — the daemon-domain scalars (seed 002 `OptimisticInspect`): pending entries
+//                      in pending (creation) order (key, mid, name, args, tables = touched,
+//                      writes flattened in (table, pk-key) order, reads, fold?), confirmedLmid
+//                      (= watermark["daemon"]), nextMid, appliedCv, bufferedFrames,
+//                      pendingTables (sorted).
 //   DomainsInspect   — per-domain nextMid / watermark, per-gate appliedCv / bufferedFrames, and
 //                      pending {mid, seq, name, domain} in pending (creation) order.
 #pragma once
@@ -22,29 +23,43 @@
 
 namespace rindle {
 
+// Present iff the entry is a folded (debounced) write (seed 002 `FoldInspect`).
+struct FoldInspect {
+  std::string fold_key;  // "name\0identity-json"
+  int64_t debounce_ms = 0;
+  std::optional<int64_t> max_wait_ms;
+  bool defer_across_writes = false;
+  bool flushed = false;  // a real mid was dealt
+};
+
 struct PendingInspect {
-  std::string key;
+  std::string key;  // "m:<mid>", "f:<foldKey>" for an unflushed fold, else "?:<name>"
   std::optional<int64_t> mid;
-  std::optional<int64_t> seq;
   std::string name;
   nlohmann::json args;
-  std::string domain;
   std::vector<std::string> tables;
   std::vector<WriteRecord> writes;
   ReadLog reads;
+  std::optional<FoldInspect> fold;
 
   nlohmann::json ToJson() const {
     nlohmann::json w = nlohmann::json::array();
     for (const auto& r : writes) w.push_back(r.ToJson());
-    return {{"key", key},
-            {"mid", mid ? nlohmann::json(*mid) : nlohmann::json(nullptr)},
-            {"seq", seq ? nlohmann::json(*seq) : nlohmann::json(nullptr)},
-            {"name", name},
-            {"args", args},
-            {"domain", domain},
-            {"tables", tables},
-            {"writes", std::move(w)},
-            {"reads", reads.ToJson()}};
+    nlohmann::json out = {{"key", key},
+                          {"mid", mid ? nlohmann::json(*mid) : nlohmann::json(nullptr)},
+                          {"name", name},
+                          {"args", args},
+                          {"tables", tables},
+                          {"writes", std::move(w)},
+                          {"reads", reads.ToJson()}};
+    if (fold) {
+      out["fold"] = {{"foldKey", fold->fold_key},
+                     {"debounceMs", fold->debounce_ms},
+                     {"deferAcrossWrites", fold->defer_across_writes},
+                     {"flushed", fold->flushed}};
+      if (fold->max_wait_ms) out["fold"]["maxWaitMs"] = *fold->max_wait_ms;
+    }
+    return out;
   }
 };
 

@@ -25,6 +25,7 @@ namespace rindle {
 inline constexpr char kDaemonDomain[] = "daemon";
 
 struct PendingMutation {
+  uint64_t id = 0;  // creation order (stable identity; a fold window references its entry by it)
   std::optional<int64_t> mid;
   std::optional<int64_t> seq;
   std::string name;

@@ -3,7 +3,7 @@
 // simulator implements it over its network (sim/sim_client); unit tests drive it by hand.
 //
 // Downstream frames (authority → client), all on one ordered connection stream:
-//   hello    {qid, tables: [{name, columns}]}  — a (re)subscribe = a new epoch for qid
+//   hello    {qid, tables: [{name, columns, primary_key?}]} — a (re)subscribe = a new epoch for qid
 //   snapshot {qid, cv, ops: adds}             — the qid's whole footprint at cv
 //   batch    {qid, cv, ops: add/remove/edit}  — footprint changes committed at cv
 //   progress {cvMin}                          — every frame with cv ≤ cvMin has been sent
@@ -52,6 +52,7 @@ struct MutationEnvelope {
 struct WireTable {
   std::string name;
   std::vector<std::string> columns;
+  std::vector<int> primary_key = {};  // indexes into `columns`; empty = not advertised
 };
 
 struct RowOp {

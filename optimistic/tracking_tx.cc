@@ -150,8 +150,19 @@ KeyedRow TrackingTx::ToKeyed(const TableSpec& spec, const RowValues& row) const 
   return out;
 }
 
+absl::Status TrackingTx::Trap(const char* what) {
+  // The trap fails the whole invocation even if the mutator swallows the status.
+  absl::Status s = absl::FailedPreconditionError(absl::StrCat(
+      kFoldReadErrorPrefix, what, " inside a folded mutator — folded mutators must be "
+      "last-writer-wins, they may not read state to compute their write (FOLDED-MUTATIONS-DESIGN §5)"));
+  fold_read_ = true;
+  if (failure_.ok()) failure_ = s;
+  return s;
+}
+
 absl::StatusOr<std::optional<RowValues>> TrackingTx::Get(std::string_view table,
                                                          const RowValues& pk) {
+  if (trap_reads_) return Trap("tx.get");
   ASSIGN_OR_RETURN(const TableSpec* spec, Access(table, "read"));
   if (pk.size() != spec->primary_key.size()) {
     return absl::InvalidArgumentError(absl::StrCat("table \"", Sv(table), "\": get with ", pk.size(),
@@ -163,6 +174,7 @@ absl::StatusOr<std::optional<RowValues>> TrackingTx::Get(std::string_view table,
 
 absl::StatusOr<std::optional<KeyedRow>> TrackingTx::GetRow(std::string_view table,
                                                            const KeyedRow& pk) {
+  if (trap_reads_) return Trap("tx.row");
   ASSIGN_OR_RETURN(const TableSpec* spec, Access(table, "read"));
   RETURN_IF_ERROR(CheckColumns(table, *spec, pk, /*full=*/false));
   ASSIGN_OR_RETURN(RowValues cells, PkCells(table, *spec, pk));
@@ -172,6 +184,7 @@ absl::StatusOr<std::optional<KeyedRow>> TrackingTx::GetRow(std::string_view tabl
 }
 
 absl::StatusOr<std::vector<TreeNode>> TrackingTx::Query(const Ast& ast) {
+  if (trap_reads_) return Trap("tx.query");
   for (const auto& t : AstTables(ast)) {
     RETURN_IF_ERROR(Access(t, "read").status());
   }

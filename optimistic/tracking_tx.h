@@ -19,6 +19,10 @@
 // engine's txn. If the engine nevertheless fails an op, the txn is rolled back by the engine and
 // `failure()` keeps that status (the invocation must then fail even if the mutator swallowed it).
 //
+// Read trap (seed 002 §5, FOLDED-MUTATIONS-DESIGN §5): with trap_reads the PUBLIC Get / GetRow /
+// Query fail with FailedPrecondition starting "fold-read: " (and the invocation fails even if the
+// mutator swallows it); the keyed writers' internal probes stay legal (column preservation is not
+// value derivation). Recording and the trap are never armed together.
 // Recording: every write lands in the WriteSet (coalescing matrix, write_set.h); with a ReadLog
 // the public Get/GetRow and the keyed writers' pre-existence probes record ReadRecords and Query
 // records its AST. The internal precondition probes are not recorded.
@@ -39,11 +43,18 @@
 
 namespace rindle {
 
+inline constexpr char kFoldReadErrorPrefix[] = "fold-read: ";
+
 class TrackingTx : public MutationTx {
  public:
   // All pointers must outlive this object. `reads` may be null (recording off).
   TrackingTx(WriteTxn* txn, const Schema* schema, const std::set<std::string>* local_tables,
              WriteSet* writes, ReadLog* reads);
+
+  // Arms the folded read trap (see above).
+  void TrapReads() { trap_reads_ = true; }
+  // True when a trapped read was attempted.
+  bool fold_read() const { return fold_read_; }
 
   absl::StatusOr<std::optional<RowValues>> Get(std::string_view table,
                                                const RowValues& pk) override;
@@ -79,6 +90,7 @@ class TrackingTx : public MutationTx {
                                       const KeyedRow& row) const;
   KeyedRow ToKeyed(const TableSpec& spec, const RowValues& row) const;
   absl::Status Engine(absl::Status s);
+  absl::Status Trap(const char* what);
 
   WriteTxn* txn_;
   const Schema* schema_;
@@ -86,6 +98,8 @@ class TrackingTx : public MutationTx {
   WriteSet* writes_;
   ReadLog* reads_;
   absl::Status failure_;
+  bool trap_reads_ = false;
+  bool fold_read_ = false;
 };
 
 }  // namespace rindle
