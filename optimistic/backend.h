@@ -48,7 +48,8 @@
 //
 // Frames (seed 002 onFrame / computeRelease / applyRelease, §5.1): see gate.h. A hello is checked
 // against our schema (CRIT#4): every advertised table must be ours and not local, its columns a
-// projection or an expansion of ours by name, its pk the same columns. A skewed hello is rejected:
+// projection or an expansion of ours by name IN OUR ORDER (a subsequence of ours, or ours of
+// it — a rename or a reorder is skew), its pk the same columns. A skewed hello is rejected:
 // the qid's epoch is refused (its frames are dropped until the next hello), counted in
 // schema_rejections(), and the sub re-subscribed ("drift ⇒ re-subscribe"). A valid hello records
 // the qid's column projection; frames for a qid with no live sub are ignored. Progress releases
