@@ -43,7 +43,15 @@ OptimisticBackend::OptimisticBackend(OptimisticOptions options, OptimisticSource
                                                    "\" is reserved for confirmations")));
       continue;
     }
-    absl::Status s = db_.RegisterTable(name, spec, options_.local_tables.count(name) > 0);
+    const bool local = options_.local_tables.count(name) > 0;
+    // A synced table's NOT NULL cells may be ABSENT (null) where no query ships the column
+    // (projection); the authority enforces NOT NULL, the mutator surface checks what it writes.
+    TableSpec engine_spec = spec;
+    if (!local) {
+      for (auto& c : engine_spec.columns) c.nullable = true;
+      for (int pk : engine_spec.primary_key) engine_spec.columns[pk].nullable = false;
+    }
+    absl::Status s = db_.RegisterTable(name, engine_spec, local);
     if (!s.ok()) Fail(Annotate(s, "optimistic backend: "));
   }
   source_->OnNormalized([this](int64_t qid, const NormalizedEvent& ev) { OnFrame(qid, ev); });
@@ -307,11 +315,16 @@ absl::Status OptimisticBackend::WriteLocal(const std::vector<RowOp>& ops) {
   std::unique_ptr<WriteTxn> txn = db_.Write();
   for (size_t i = 0; i < ops.size(); ++i) {
     const RowOp& op = ops[i];
-    absl::Status s;
-    switch (op.op) {
-      case RowOp::Kind::kAdd: s = txn->Add(op.table, op.row); break;
-      case RowOp::Kind::kRemove: s = txn->Remove(op.table, op.row); break;
-      case RowOp::Kind::kEdit: s = txn->Edit(op.table, op.old_row, op.row); break;
+    absl::Status s = options_.schema.at(op.table).CheckRow(op.table, op.row);
+    if (s.ok() && op.op == RowOp::Kind::kEdit) {
+      s = options_.schema.at(op.table).CheckRow(op.table, op.old_row);
+    }
+    if (s.ok()) {
+      switch (op.op) {
+        case RowOp::Kind::kAdd: s = txn->Add(op.table, op.row); break;
+        case RowOp::Kind::kRemove: s = txn->Remove(op.table, op.row); break;
+        case RowOp::Kind::kEdit: s = txn->Edit(op.table, op.old_row, op.row); break;
+      }
     }
     if (!s.ok()) {
       if (txn->open()) txn->Rollback();

@@ -155,6 +155,31 @@ TEST_F(LifecycleTest, ASchemaSkewedHelloIsRejectedAndTheSubResubscribes) {
   EXPECT_EQ(backend_->GetResultType(1), ResultType::kComplete);
 }
 
+TEST_F(LifecycleTest, AProjectedRowCarriesAbsentNotNullCellsThroughMutators) {
+  ASSERT_TRUE(backend_->RegisterQuery(1, TableAst("issue"), RemoteQuery{"issues", json::object()}).ok());
+  // The server ships only id and status: title (NOT NULL) is ABSENT on the client.
+  source_.Hello(1, {WireTable{"issue", {"id", "status"}, {0}}});
+  source_.Snapshot(1, 1, "issue", {{Value::String("a"), Value::String("open")}});
+  source_.Progress(1);
+  ASSERT_TRUE(backend_->health().ok()) << backend_->health();
+  EXPECT_EQ(Head("issue"),
+            (std::vector<RowValues>{{Value::String("a"), Value::Null(), Value::String("open")}}));
+  // A keyed update of another column carries the absence; writing an explicit null is refused.
+  ASSERT_TRUE(backend_->Invoke("setStatus", {{"id", "a"}, {"status", "done"}}).ok());
+  EXPECT_EQ(Head("issue"),
+            (std::vector<RowValues>{{Value::String("a"), Value::Null(), Value::String("done")}}));
+  EXPECT_FALSE(backend_->Invoke("nullTitle", {{"id", "a"}}).ok());
+  ASSERT_TRUE(backend_->Invoke("setTitle", {{"id", "a"}, {"title", "T"}}).ok());
+  EXPECT_EQ(Head("issue"), (std::vector<RowValues>{
+                               {Value::String("a"), Value::String("T"), Value::String("done")}}));
+  // The rebase re-applies both over the projected base.
+  source_.Batch(1, 2, {AddOp("issue", {Value::String("b"), Value::Null()})});
+  source_.Progress(2);
+  ASSERT_TRUE(backend_->health().ok()) << backend_->health();
+  EXPECT_EQ(Head("issue").size(), 2u);
+  EXPECT_EQ(Head("issue")[0][1], Value::String("T"));
+}
+
 TEST_F(LifecycleTest, ASupersededEpochsBufferedFramesNeverApply) {
   ASSERT_TRUE(backend_->RegisterQuery(1, TableAst("issue"), RemoteQuery{"issues", json::object()}).ok());
   source_.Hello(1, {});

@@ -64,6 +64,12 @@ inline std::map<std::string, Mutator> TestMutators() {
   m["setTitle"] = [](MutationTx& tx, const json& a) {
     return tx.Update("issue", {{"id", a["id"]}, {"title", a["title"]}});
   };
+  m["setStatus"] = [](MutationTx& tx, const json& a) {
+    return tx.Update("issue", {{"id", a["id"]}, {"status", a["status"]}});
+  };
+  m["nullTitle"] = [](MutationTx& tx, const json& a) {
+    return tx.Update("issue", {{"id", a["id"]}, {"title", nullptr}});
+  };
   // Fails unless the issue exists (a read-dependent mutator whose base can vanish upstream).
   m["retitleExisting"] = [](MutationTx& tx, const json& a) -> absl::Status {
     auto row = tx.GetRow("issue", {{"id", a["id"]}});
