@@ -85,6 +85,17 @@ bool TableSpec::Accepts(int col, const Value& v) const {
   return false;
 }
 
+absl::Status TableSpec::CheckRowCarryingAbsent(std::string_view table, const RowValues& row,
+                                               const RowValues& carried_from) const {
+  if (carried_from.size() != row.size()) return CheckRow(table, row);
+  TableSpec relaxed = *this;
+  for (size_t i = 0; i < row.size(); ++i) {
+    if (row[i].is_null() && carried_from[i].is_null()) relaxed.columns[i].nullable = true;
+  }
+  for (int pk : primary_key) relaxed.columns[pk].nullable = false;
+  return relaxed.CheckRow(table, row);
+}
+
 absl::Status TableSpec::CheckRow(std::string_view table, const RowValues& row) const {
   if (row.size() != columns.size()) {
     return absl::InvalidArgumentError(StrCat("table \"", table, "\": row has ", row.size(),

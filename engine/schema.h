@@ -46,6 +46,12 @@ struct TableSpec {
   // Width, per-column type, nullability and non-null pk. InvalidArgument naming the table, the
   // column and what was expected.
   absl::Status CheckRow(std::string_view table, const RowValues& row) const;
+  // CheckRow, except that a null in a NOT NULL non-pk column is accepted where `carried_from`
+  // (the stored row `row` derives from) is null in the same column: an ABSENT cell of a
+  // projected row (a column no query ships, PROJECTION-SUPPORT-DESIGN §5.3) carried over, not
+  // written. `carried_from` == &row accepts a stored row as it is.
+  absl::Status CheckRowCarryingAbsent(std::string_view table, const RowValues& row,
+                                      const RowValues& carried_from) const;
   // Whether `v` may be stored in column `col` (type + nullability).
   bool Accepts(int col, const Value& v) const;
   RowValues PkOf(const RowValues& row) const;

@@ -27,29 +27,6 @@ absl::StatusOr<Value> CellFromJson(const ColumnSpec& col, const nlohmann::json& 
   return Value::FromJson(j, what);
 }
 
-// A NOT NULL cell may be ABSENT (null) in a stored row: a column none of the client's queries
-// ships (projection, PROJECTION-SUPPORT-DESIGN §5.3). A row is checked strictly except where
-// `absent_from` — the stored row it derives from — is null in the same non-pk column: that
-// absence is carried, not written. nullptr: strict.
-absl::Status CheckRowCarryingAbsent(const TableSpec& spec, std::string_view table,
-                                    const RowValues& row, const RowValues* absent_from) {
-  if (absent_from == nullptr || absent_from->size() != row.size()) return spec.CheckRow(table, row);
-  RowValues probe = row;
-  for (size_t i = 0; i < row.size(); ++i) {
-    const bool pk = std::find(spec.primary_key.begin(), spec.primary_key.end(),
-                              static_cast<int>(i)) != spec.primary_key.end();
-    // Substitute a value the column accepts so only the carried absence is excused.
-    if (!pk && row[i].is_null() && (*absent_from)[i].is_null() && !spec.columns[i].nullable) {
-      switch (spec.columns[i].type) {
-        case ColumnType::kNumber: probe[i] = Value::Int(0); break;
-        case ColumnType::kBoolean: probe[i] = Value::Bool(false); break;
-        default: probe[i] = Value::String(""); break;
-      }
-    }
-  }
-  return spec.CheckRow(table, probe);
-}
-
 }  // namespace
 
 TrackingTx::TrackingTx(WriteTxn* txn, const Schema* schema,
@@ -234,7 +211,7 @@ absl::Status TrackingTx::Add(std::string_view table, const RowValues& row) {
 
 absl::Status TrackingTx::Remove(std::string_view table, const RowValues& row) {
   ASSIGN_OR_RETURN(const TableSpec* spec, Access(table, "write"));
-  RETURN_IF_ERROR(CheckRowCarryingAbsent(*spec, table, row, &row));
+  RETURN_IF_ERROR(spec->CheckRowCarryingAbsent(table, row, row));
   const std::string t(table);
   RowValues pk = spec->PkOf(row);
   ASSIGN_OR_RETURN(std::optional<RowValues> cur, RawGet(t, pk));
@@ -251,8 +228,10 @@ absl::Status TrackingTx::Remove(std::string_view table, const RowValues& row) {
 absl::Status TrackingTx::Edit(std::string_view table, const RowValues& old_row,
                               const RowValues& new_row) {
   ASSIGN_OR_RETURN(const TableSpec* spec, Access(table, "write"));
-  RETURN_IF_ERROR(CheckRowCarryingAbsent(*spec, table, old_row, &old_row));
-  RETURN_IF_ERROR(CheckRowCarryingAbsent(*spec, table, new_row, &old_row));
+  // Stored rows of projected queries may carry ABSENT (null) NOT NULL cells; only what this edit
+  // writes is checked strictly.
+  RETURN_IF_ERROR(spec->CheckRowCarryingAbsent(table, old_row, old_row));
+  RETURN_IF_ERROR(spec->CheckRowCarryingAbsent(table, new_row, old_row));
   const std::string t(table);
   RowValues old_pk = spec->PkOf(old_row);
   RowValues new_pk = spec->PkOf(new_row);

@@ -64,6 +64,17 @@ absl::StatusOr<const TableSpec*> PlainStore::Spec(std::string_view table) const 
 absl::Status PlainStore::Add(std::string_view table, const RowValues& row) {
   ASSIGN_OR_RETURN(const TableSpec* spec, Spec(table));
   RETURN_IF_ERROR(spec->CheckRow(table, row));
+  return AddChecked(table, spec, row);
+}
+
+absl::Status PlainStore::AddStored(std::string_view table, const RowValues& row) {
+  ASSIGN_OR_RETURN(const TableSpec* spec, Spec(table));
+  RETURN_IF_ERROR(spec->CheckRowCarryingAbsent(table, row, row));
+  return AddChecked(table, spec, row);
+}
+
+absl::Status PlainStore::AddChecked(std::string_view table, const TableSpec* spec,
+                                    const RowValues& row) {
   PlainTable& t = tables_[std::string(table)];
   RowValues pk = spec->PkOf(row);
   if (t.count(pk) != 0) {
@@ -76,7 +87,7 @@ absl::Status PlainStore::Add(std::string_view table, const RowValues& row) {
 
 absl::Status PlainStore::Remove(std::string_view table, const RowValues& row) {
   ASSIGN_OR_RETURN(const TableSpec* spec, Spec(table));
-  RETURN_IF_ERROR(spec->CheckRow(table, row));
+  RETURN_IF_ERROR(spec->CheckRowCarryingAbsent(table, row, row));
   PlainTable& t = tables_[std::string(table)];
   const RowValues pk = spec->PkOf(row);
   auto it = t.find(pk);
@@ -96,8 +107,8 @@ absl::Status PlainStore::Remove(std::string_view table, const RowValues& row) {
 absl::Status PlainStore::Edit(std::string_view table, const RowValues& old_row,
                               const RowValues& new_row) {
   ASSIGN_OR_RETURN(const TableSpec* spec, Spec(table));
-  RETURN_IF_ERROR(spec->CheckRow(table, old_row));
-  RETURN_IF_ERROR(spec->CheckRow(table, new_row));
+  RETURN_IF_ERROR(spec->CheckRowCarryingAbsent(table, old_row, old_row));
+  RETURN_IF_ERROR(spec->CheckRowCarryingAbsent(table, new_row, old_row));
   PlainTable& t = tables_[std::string(table)];
   const RowValues old_pk = spec->PkOf(old_row);
   auto it = t.find(old_pk);
@@ -215,15 +226,24 @@ absl::StatusOr<RowValues> PlainStore::MergeKeyed(std::string_view table, const R
     auto it = keyed.find(spec->columns[i].name);
     if (it == keyed.end()) continue;
     ASSIGN_OR_RETURN(row[i], CellFromJson(table, *spec, static_cast<int>(i), *it));
+    // A named cell is written: strict. Unnamed cells are carried (a projected row's ABSENT
+    // NOT NULL cells stay null — TableSpec::CheckRowCarryingAbsent).
+    if (!spec->Accepts(static_cast<int>(i), row[i])) {
+      return absl::InvalidArgumentError(StrCat("table \"", table, "\": column \"",
+                                               spec->columns[i].name, "\" expects ",
+                                               spec->columns[i].nullable ? "" : "non-null ",
+                                               ColumnTypeName(spec->columns[i].type), ", got ",
+                                               row[i].DebugString()));
+    }
   }
-  RETURN_IF_ERROR(spec->CheckRow(table, row));
+  RETURN_IF_ERROR(spec->CheckRowCarryingAbsent(table, row, current));
   return row;
 }
 
 absl::StatusOr<nlohmann::json> PlainStore::ToKeyed(std::string_view table,
                                                    const RowValues& row) const {
   ASSIGN_OR_RETURN(const TableSpec* spec, Spec(table));
-  RETURN_IF_ERROR(spec->CheckRow(table, row));
+  RETURN_IF_ERROR(spec->CheckRowCarryingAbsent(table, row, row));
   nlohmann::json out = nlohmann::json::object();
   for (size_t i = 0; i < spec->columns.size(); ++i) out[spec->columns[i].name] = row[i].ToJson();
   return out;

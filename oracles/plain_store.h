@@ -77,6 +77,9 @@ class PlainStore {
   absl::StatusOr<const TableSpec*> Spec(std::string_view table) const;
 
   absl::Status Add(std::string_view table, const RowValues& row);
+  // Add of a STORED row of a client's synced state: a projected row may carry ABSENT (null)
+  // NOT NULL cells (TableSpec::CheckRowCarryingAbsent). Remove/Edit accept carried absences too.
+  absl::Status AddStored(std::string_view table, const RowValues& row);
   absl::Status Remove(std::string_view table, const RowValues& row);
   absl::Status Edit(std::string_view table, const RowValues& old_row, const RowValues& new_row);
   absl::StatusOr<std::optional<RowValues>> Get(std::string_view table, const RowValues& pk) const;
@@ -96,6 +99,7 @@ class PlainStore {
   nlohmann::json ToJson() const { return PlainTablesToJson(tables_); }
 
  private:
+  absl::Status AddChecked(std::string_view table, const TableSpec* spec, const RowValues& row);
   // Validates the keys of `keyed` against the spec; `required` lists column indices that must be
   // present.
   absl::Status CheckKeyedColumns(std::string_view table, const TableSpec& spec,

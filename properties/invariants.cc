@@ -45,6 +45,26 @@ MaybeViolation CheckViewMatchesFresh(const std::string& who, const ResultView& v
   return CheckTreeMatchesFresh(who, view.Tree(), ast, tables, schema, "view==fresh");
 }
 
+PlainTables MaskStore(const PlainTables& store, const Coverage& coverage, bool covered_only) {
+  PlainTables out;
+  for (const auto& [table, rows] : store) {
+    PlainTable& t = out[table];
+    for (const auto& [pk, row] : rows) {
+      auto cov = coverage.find({table, pk});
+      if (cov == coverage.end()) {
+        if (!covered_only) t.emplace(pk, row);
+        continue;
+      }
+      RowValues masked = row;
+      for (size_t i = 0; i < masked.size() && i < cov->second.size(); ++i) {
+        if (!cov->second[i]) masked[i] = Value::Null();
+      }
+      t.emplace(pk, std::move(masked));
+    }
+  }
+  return out;
+}
+
 MaybeViolation CheckHeadIsSyncPlusPending(const std::string& who, const Db& db,
                                           const Schema& schema,
                                           const std::vector<PendingMutation>& pending,
@@ -53,7 +73,7 @@ MaybeViolation CheckHeadIsSyncPlusPending(const std::string& who, const Db& db,
   PlainTables sync = PlainTablesOf(db, schema, /*sync=*/true);
   for (const auto& [table, rows] : sync) {
     for (const auto& [pk, row] : rows) {
-      if (auto s = store.Add(table, row); !s.ok()) {
+      if (auto s = store.AddStored(table, row); !s.ok()) {
         return Violation{"head==sync+pending", StrCat(who, ": sync row rejected: ", s.message())};
       }
     }

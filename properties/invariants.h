@@ -51,6 +51,13 @@ MaybeViolation CheckTreeMatchesFresh(const std::string& who, const std::vector<T
                                      const Ast& ast, const PlainTables& tables,
                                      const Schema& schema, const std::string& property);
 
+// Per (table, pk): which schema columns a client's live subscriptions ship (DaemonAuthority::
+// Coverage). The authority's store as that client can know it under projection: every row in
+// the coverage keeps only its covered cells (the others null, as the client stores an absent
+// cell); with `covered_only` rows outside the coverage are left out, else kept whole.
+using Coverage = std::map<std::pair<std::string, RowValues>, std::vector<bool>>;
+PlainTables MaskStore(const PlainTables& store, const Coverage& coverage, bool covered_only);
+
 // head == sync ⊕ pending (seq order) for one client engine.
 MaybeViolation CheckHeadIsSyncPlusPending(const std::string& who, const Db& db,
                                           const Schema& schema,
