@@ -118,6 +118,7 @@ absl::StatusOr<int64_t> OptimisticBackend::Invoke(const std::string& name,
   // Flush-on-enqueue (§4.2): an open fold whose tables overlap this write takes its mid first,
   // so wire order == local-apply order for any pair that can observe each other.
   DrainOverlapping(Touched(writes));
+  NoteOvertakenFolds(writes, reads);
   // The prediction stuck: only now is a mid (and seq) dealt — a throw consumed none (#10).
   auto [mid, seq] = DealMid(domain);
   PendingMutation entry;
@@ -214,6 +215,15 @@ absl::StatusOr<std::string> OptimisticBackend::InvokeFolded(const std::string& n
     // Overwrite the single entry in place — the pending stack does not grow (§1 #2). The head
     // already carries this prediction; the entry keeps only the latest args and write-set.
     FoldRecord& f = it->second;
+    // Replay keeps the windows in creation order: re-invoking this window after a LATER open
+    // window that touches the same tables applies it out of replay order (§4.2 snap).
+    const std::set<std::string> touched = Touched(writes);
+    for (const auto& [other_key, other] : folds_) {
+      if (other.created <= f.created) continue;
+      if (const PendingMutation* o = EntryById(other.entry_id)) {
+        for (const auto& t : Touched(o->writes)) head_reordered_ = head_reordered_ || touched.count(t) > 0;
+      }
+    }
     PendingMutation* entry = EntryById(f.entry_id);
     entry->args = args;
     entry->writes = std::move(writes);
@@ -271,6 +281,14 @@ void OptimisticBackend::FlushFold(const std::string& fold_key) {
   // The mid is dealt in SEND order (never reserved at invoke), so the wire stays gapless.
   auto [mid, seq] = DealMid(kDaemonDomain);
   if (PendingMutation* entry = EntryById(f.entry_id)) {
+    // This window now replays BEFORE every still-open one; one applied earlier that touches the
+    // same tables sits below it in head (§4.2 snap).
+    const std::set<std::string> touched = Touched(entry->writes);
+    for (const auto& [other_key, other] : folds_) {
+      if (const PendingMutation* o = EntryById(other.entry_id)) {
+        for (const auto& t : Touched(o->writes)) head_reordered_ = head_reordered_ || touched.count(t) > 0;
+      }
+    }
     entry->mid = mid;
     entry->seq = seq;
   }
@@ -290,6 +308,22 @@ void OptimisticBackend::DrainOverlapping(const std::set<std::string>& tables) {
     bool overlaps = false;
     for (const auto& t : Touched(entry->writes)) overlaps = overlaps || tables.count(t) > 0;
     if (overlaps) FlushFold(key);
+  }
+}
+
+void OptimisticBackend::NoteOvertakenFolds(const WriteSet& writes, const ReadLog& reads) {
+  // A fold still open after the drain replays AFTER this write at the next reconcile although
+  // its prediction applied BEFORE it: if this write read or wrote a table the fold wrote, head
+  // may differ from sync ⊕ replay until then — the §4.2 read-dependent reorder snap.
+  std::set<std::string> tables = Touched(writes);
+  for (const auto& r : reads.reads) tables.insert(r.table);
+  for (const auto& q : reads.queries) {
+    for (const auto& t : AstTables(q)) tables.insert(t);
+  }
+  for (const auto& [key, f] : folds_) {
+    const PendingMutation* entry = EntryById(f.entry_id);
+    if (entry == nullptr) continue;
+    for (const auto& t : Touched(entry->writes)) head_reordered_ = head_reordered_ || tables.count(t) > 0;
   }
 }
 
@@ -815,6 +849,7 @@ void OptimisticBackend::FoldConfirm(const std::string& domain, int64_t lmid) {
 absl::Status OptimisticBackend::RunReconcileCycle(const std::vector<ServerDeltaOp>& delta) {
   RINDLE_CHECK(!in_cycle_);
   in_cycle_ = true;
+  ++reconcile_cycles_;
   if (absl::Status s = db_.ServerBatchBegin(kDaemonDomain, delta); !s.ok()) {
     in_cycle_ = false;
     return s;
@@ -871,6 +906,7 @@ absl::Status OptimisticBackend::RunReconcileCycle(const std::vector<ServerDeltaO
   }
   absl::StatusOr<std::vector<QueryBatch>> batches = db_.ServerBatchEnd();
   in_cycle_ = false;
+  if (cycle_error.ok() && batches.ok()) head_reordered_ = false;  // head == sync ⊕ replay again
   if (!cycle_error.ok()) return cycle_error;
   if (!batches.ok()) return batches.status();
   ApplyBatches(*batches);

@@ -195,6 +195,17 @@ class OptimisticBackend {
     send_observer_ = std::move(observer);
   }
 
+  // True while head may legitimately differ from sync ⊕ replay(pending) (seed 002 §4.2 "the
+  // read-dependent reorder snap"): a normal write read or wrote a table an OPEN fold wrote (one
+  // the flush-on-enqueue did not drain — deferAcrossWrites, or a read-only overlap), or an open
+  // fold was re-invoked after a later-created open fold touching the same tables, or a fold
+  // flushed (took a seq, so it now replays first) while another open fold touches the same
+  // tables; the next reconcile replays them in seq / creation order instead. Cleared by every
+  // reconcile cycle.
+  bool head_reordered() const { return head_reordered_; }
+  // Reconcile cycles run so far (incremented as a cycle opens; replay observers see the cycle).
+  int64_t reconcile_cycles() const { return reconcile_cycles_; }
+
   // Counters for the campaign summary and properties.
   int64_t schema_rejections() const { return schema_rejections_; }
   int64_t overflows() const { return overflows_; }
@@ -246,6 +257,7 @@ class OptimisticBackend {
   void RegisterLmidQuery();
   void PushEnvelope(const MutationEnvelope& envelope);
   void DrainOverlapping(const std::set<std::string>& tables);
+  void NoteOvertakenFolds(const WriteSet& writes, const ReadLog& reads);
   std::vector<std::string> FoldsInCreationOrder() const;
   PendingMutation* EntryById(uint64_t id);
   absl::Status CheckHello(const std::vector<WireTable>& tables) const;
@@ -290,6 +302,8 @@ class OptimisticBackend {
   int64_t schema_rejections_ = 0;
   int64_t overflows_ = 0;
   int64_t superseded_dropped_ = 0;
+  bool head_reordered_ = false;
+  int64_t reconcile_cycles_ = 0;
 
   std::function<void(const PendingMutation&, bool)> replay_observer_;
   std::function<void(const QueryBatch&, bool)> batch_observer_;
