@@ -9,6 +9,84 @@
 
 namespace rindle::sim {
 
+namespace {
+
+using ColumnNames = std::map<std::string, std::set<std::string>>;
+
+void WalkAst(const Ast& ast, ColumnNames& out);
+
+void WalkCondition(const Condition& c, const std::string& table, ColumnNames& out) {
+  switch (c.type) {
+    case Condition::Type::kSimple:
+      if (c.left.kind == ValuePosition::Kind::kColumn) out[table].insert(c.left.column);
+      if (c.right.kind == ValuePosition::Kind::kColumn) out[table].insert(c.right.column);
+      return;
+    case Condition::Type::kAnd:
+    case Condition::Type::kOr:
+      for (const Condition& sub : c.conditions) WalkCondition(sub, table, out);
+      return;
+    case Condition::Type::kCorrelatedSubquery: {
+      for (const auto& f : c.related.correlation.parent_field) out[table].insert(f);
+      const Ast& sub = *c.related.subquery;
+      for (const auto& f : c.related.correlation.child_field) out[sub.table].insert(f);
+      WalkAst(sub, out);
+      return;
+    }
+  }
+}
+
+void WalkAst(const Ast& ast, ColumnNames& out) {
+  std::set<std::string>& cols = out[ast.table];
+  for (const OrderPart& o : ast.order_by) cols.insert(o.column);
+  if (ast.start) {
+    for (const auto& [col, v] : ast.start->row) cols.insert(col);
+  }
+  if (ast.select) {
+    for (const auto& col : *ast.select) cols.insert(col);
+  }
+  if (ast.where) WalkCondition(*ast.where, ast.table, out);
+  for (const CorrelatedSubquery& r : ast.related) {
+    for (const auto& f : r.correlation.parent_field) out[ast.table].insert(f);
+    for (const auto& f : r.correlation.child_field) out[r.subquery->table].insert(f);
+    WalkAst(*r.subquery, out);
+  }
+}
+
+}  // namespace
+
+std::map<std::string, std::vector<int>> ProjectedColumns(const Ast& ast, const Schema& schema) {
+  ColumnNames names;
+  WalkAst(ast, names);
+  std::map<std::string, std::vector<int>> out;
+  for (const auto& [table, cols] : names) {
+    auto spec = schema.find(table);
+    if (spec == schema.end()) continue;  // the lmid table: never projected
+    std::set<int> idx(spec->second.primary_key.begin(), spec->second.primary_key.end());
+    for (const std::string& c : cols) {
+      const int i = spec->second.ColumnIndex(c);
+      if (i >= 0) idx.insert(i);
+    }
+    out[table] = std::vector<int>(idx.begin(), idx.end());
+  }
+  return out;
+}
+
+ProjectionPolicy SimProjectionPolicy(Rng rng) {
+  // Per-run draw: off in a third of runs; else a per-registration projection rate and a wide rate.
+  const int64_t mode = rng.Range(0, 2);
+  if (mode == 0) return nullptr;
+  const uint32_t project_num = static_cast<uint32_t>(rng.Range(1, 3));  // of 3
+  const bool wide = rng.Chance(1, 2);
+  auto state = std::make_shared<Rng>(rng.Fork("registrations"));
+  return [state, project_num, wide](const std::string&, int64_t qid, const RemoteQuery&,
+                                    int64_t) -> ProjectionChoice {
+    if (qid == kLmidQid) return ProjectionChoice::kFull;
+    if (state->Chance(project_num, 3)) return ProjectionChoice::kProjected;
+    if (wide && state->Chance(1, 5)) return ProjectionChoice::kWide;
+    return ProjectionChoice::kFull;
+  };
+}
+
 DaemonAuthority::DaemonAuthority(Schema schema, std::map<std::string, Mutator> twins,
                                  std::map<std::string, std::string> user_of, Sender sender,
                                  std::map<std::string, int64_t>* counters)
@@ -67,6 +145,30 @@ void DaemonAuthority::Disconnect(const std::string& client) {
   sessions_.erase(it);
 }
 
+RowValues DaemonAuthority::Wire(const Subscription& sub, const std::string& table,
+                                const RowValues& row) const {
+  switch (sub.choice) {
+    case ProjectionChoice::kFull:
+      return row;
+    case ProjectionChoice::kProjected: {
+      auto it = sub.columns.find(table);
+      if (it == sub.columns.end()) return row;
+      RowValues out;
+      out.reserve(it->second.size());
+      for (int c : it->second) out.push_back(row[static_cast<size_t>(c)]);
+      return out;
+    }
+    case ProjectionChoice::kWide: {
+      if (!schema_.contains(table)) return row;
+      RowValues out = row;
+      out.insert(out.begin() + static_cast<std::ptrdiff_t>(row.size() / 2),
+                 Value::String(StrCat("srv-", sub.epoch)));
+      return out;
+    }
+  }
+  return row;
+}
+
 std::map<DaemonAuthority::FootprintKey, RowValues> DaemonAuthority::Footprint(
     const Subscription& sub) const {
   std::map<FootprintKey, RowValues> out;
@@ -77,7 +179,7 @@ std::map<DaemonAuthority::FootprintKey, RowValues> DaemonAuthority::Footprint(
         const TableSpec* spec = store_->GetTableSpec(ast.table);
         RINDLE_CHECK(spec != nullptr);
         for (const TreeNode& n : nodes) {
-          out[{ast.table, spec->PkOf(*n.row)}] = *n.row;
+          out[{ast.table, spec->PkOf(*n.row)}] = Wire(sub, ast.table, *n.row);
           RINDLE_CHECK_EQ(n.relationships.size(), ast.related.size());
           for (size_t i = 0; i < n.relationships.size(); ++i) {
             walk(n.relationships[i].second, *ast.related[i].subquery);
@@ -108,6 +210,12 @@ void DaemonAuthority::Register(const std::string& client, int64_t qid, const Rem
   Subscription sub;
   sub.engine_qid = next_engine_qid_++;
   sub.ast = FootprintQuery(*ast);
+  sub.epoch = ++epochs_[{client, qid}];
+  if (projection_policy_) sub.choice = projection_policy_(client, qid, query, sub.epoch);
+  if (sub.choice == ProjectionChoice::kProjected) {
+    sub.columns = ProjectedColumns(sub.ast, schema_);
+    if (sub.columns.empty()) sub.choice = ProjectionChoice::kFull;  // e.g. the lmid table
+  }
   auto snap = store_->RegisterQuery(sub.engine_qid, sub.ast);
   if (!snap.ok()) {
     Fail(absl::InternalError(StrCat("authority: cannot register query ", query.name, ": ",
@@ -120,17 +228,33 @@ void DaemonAuthority::Register(const std::string& client, int64_t qid, const Rem
   ServerFrame hello;
   hello.kind = ServerFrame::Kind::kData;
   hello.qid = qid;
+  hello.epoch = sub.epoch;
   hello.event.type = NormalizedEvent::Type::kHello;
   for (const std::string& t : AstTables(sub.ast)) {
     WireTable wt;
     wt.name = t;
-    for (const auto& c : store_->GetTableSpec(t)->columns) wt.columns.push_back(c.name);
+    const auto& columns = store_->GetTableSpec(t)->columns;
+    auto projected = sub.columns.find(t);
+    if (sub.choice == ProjectionChoice::kProjected && projected != sub.columns.end()) {
+      for (int c : projected->second) wt.columns.push_back(columns[static_cast<size_t>(c)].name);
+    } else {
+      for (const auto& c : columns) wt.columns.push_back(c.name);
+      if (sub.choice == ProjectionChoice::kWide && schema_.contains(t)) {
+        wt.columns.insert(wt.columns.begin() + static_cast<std::ptrdiff_t>(columns.size() / 2),
+                          kServerOnlyColumn);
+      }
+    }
     hello.event.tables.push_back(std::move(wt));
+  }
+  if (sub.choice != ProjectionChoice::kFull) {
+    Count(sub.choice == ProjectionChoice::kProjected ? "authority.projected_hello"
+                                                     : "authority.wide_hello");
   }
   send_(client, std::move(hello));
   ServerFrame snapshot;
   snapshot.kind = ServerFrame::Kind::kData;
   snapshot.qid = qid;
+  snapshot.epoch = sub.epoch;
   snapshot.event.type = NormalizedEvent::Type::kSnapshot;
   snapshot.event.cv = cv_;
   for (const auto& [key, row] : sub.footprint) {
@@ -260,6 +384,7 @@ void DaemonAuthority::Publish(const std::vector<QueryBatch>& batches) {
     ServerFrame f;
     f.kind = ServerFrame::Kind::kData;
     f.qid = qid;
+    f.epoch = sub.epoch;
     f.event.type = NormalizedEvent::Type::kBatch;
     f.event.cv = cv_;
     auto it_old = sub.footprint.begin();
@@ -334,6 +459,38 @@ const Ast* DaemonAuthority::SubscriptionAst(const std::string& client, int64_t q
   return it == s->second.subs.end() ? nullptr : &it->second.ast;
 }
 
+std::map<std::pair<std::string, RowValues>, std::vector<bool>> DaemonAuthority::Coverage(
+    const std::string& client) const {
+  std::map<std::pair<std::string, RowValues>, std::vector<bool>> out;
+  auto s = sessions_.find(client);
+  if (s == sessions_.end()) return out;
+  for (const auto& [qid, sub] : s->second.subs) {
+    if (qid == kLmidQid) continue;
+    for (const auto& [key, wire] : sub.footprint) {
+      auto spec = schema_.find(key.first);
+      if (spec == schema_.end()) continue;
+      const size_t width = spec->second.columns.size();
+      std::vector<bool>& covers = out[key];
+      if (covers.empty()) covers.assign(width, false);
+      auto cols = sub.columns.find(key.first);
+      if (sub.choice == ProjectionChoice::kProjected && cols != sub.columns.end()) {
+        for (int c : cols->second) covers[static_cast<size_t>(c)] = true;
+      } else {
+        covers.assign(width, true);
+      }
+    }
+  }
+  return out;
+}
+
+const std::map<std::string, std::vector<int>>* DaemonAuthority::SubscriptionColumns(
+    const std::string& client, int64_t qid) const {
+  auto s = sessions_.find(client);
+  if (s == sessions_.end()) return nullptr;
+  auto it = s->second.subs.find(qid);
+  return it == s->second.subs.end() ? nullptr : &it->second.columns;
+}
+
 nlohmann::json FrameToTrace(const ServerFrame& f) {
   switch (f.kind) {
     case ServerFrame::Kind::kWelcome: return {{"frame", "welcome"}, {"boot", f.boot_id}};
@@ -342,7 +499,8 @@ nlohmann::json FrameToTrace(const ServerFrame& f) {
       const char* type = f.event.type == NormalizedEvent::Type::kHello      ? "hello"
                          : f.event.type == NormalizedEvent::Type::kSnapshot ? "snapshot"
                                                                             : "batch";
-      return {{"frame", type}, {"qid", f.qid}, {"cv", f.event.cv}, {"ops", f.event.ops.size()}};
+      return {{"frame", type}, {"qid", f.qid},   {"cv", f.event.cv},
+              {"ops", f.event.ops.size()}, {"epoch", f.epoch}};
     }
   }
   return nullptr;

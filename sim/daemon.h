@@ -14,6 +14,24 @@
 // cv}. Registration sends hello (tables and column names), snapshot {cv, footprint} and progress.
 // Restart: a new boot id, cv back to 0, every session and subscription gone; the store and the
 // ledgers are durable. Source: SPEC §2.3; seed 002 lmid-as-data, §7.5.
+//
+// Projection (seed 002 NormalizedSync, PROJECTION-SUPPORT-DESIGN): every registration asks the
+// projection policy (SetProjectionPolicy; default: full rows) how to ship that epoch:
+//   kFull      — hello lists every schema column; rows are full width (as before).
+//   kProjected — per table, the hello lists the pk columns plus every column the (footprint)
+//                query references anywhere — where (simple operands, EXISTS correlations and
+//                their subqueries, recursively), orderBy, start cursor, select, related
+//                correlations — in schema order; the others are DROPPED. Rows are positional
+//                against that list, and the footprint diff is taken over the projected rows, so
+//                a change to an unshipped column sends nothing.
+//   kWide      — the hello lists every schema column plus an extra "__server_only" column in the
+//                middle (a server mid expand-then-contract); rows carry an extra string cell
+//                there that the client must drop.
+// The choice is per (client, qid, epoch): a re-subscribe may change it, so a frame of a
+// superseded epoch scattered through the new epoch's column map corrupts rows (the client must
+// drop such frames). Every data frame is tagged with its epoch (frames.h). Coverage(client)
+// reports, per row in some live subscription of the client, which schema columns some such
+// subscription ships — the mask the convergence check applies to the authority's store.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +46,7 @@
 #include "optimistic/mutation_tx.h"
 #include "optimistic/source.h"
 #include "sim/frames.h"
+#include "sim/rng.h"
 
 namespace rindle::sim {
 
@@ -40,6 +59,23 @@ struct ProcessedEnvelope {
   std::string reason;    // why it was burnt
   int64_t cv = 0;
 };
+
+inline constexpr char kServerOnlyColumn[] = "__server_only";
+
+enum class ProjectionChoice { kFull, kProjected, kWide };
+// (client, qid, query, epoch) → how to ship that subscription epoch.
+using ProjectionPolicy = std::function<ProjectionChoice(const std::string& client, int64_t qid,
+                                                        const RemoteQuery& query, int64_t epoch)>;
+
+// Per table of `ast` (recursively: related, EXISTS subqueries): the schema column indices a
+// projected subscription ships — pk columns plus every column the AST references — sorted.
+std::map<std::string, std::vector<int>> ProjectedColumns(const Ast& ast, const Schema& schema);
+
+// The simulation's policy, a deterministic function of `rng` (fork "projection" of the run
+// seed) and the registration order: a third of runs never project; the others project each
+// registration with probability 1/3, 2/3 or 1, and some of those (1 in 2) ship a wide hello to
+// 1 in 5 of the unprojected registrations. The lmid query (qid 0) is always full.
+ProjectionPolicy SimProjectionPolicy(Rng rng);
 
 class DaemonAuthority {
  public:
@@ -61,6 +97,17 @@ class DaemonAuthority {
   // The push path; returns true when acknowledged (processed now or a duplicate).
   bool HandlePush(const MutationEnvelope& envelope);
   void Restart();
+
+  // How each registration's epoch is shipped (default: always kFull).
+  void SetProjectionPolicy(ProjectionPolicy policy) { projection_policy_ = std::move(policy); }
+  // For every (table, pk) held by some live subscription of `client` other than the lmid query:
+  // per schema column of the table, whether some such subscription ships it.
+  std::map<std::pair<std::string, RowValues>, std::vector<bool>> Coverage(
+      const std::string& client) const;
+  // The (table → shipped schema columns) of one live subscription; empty = all (kFull/kWide).
+  // nullptr for no such subscription.
+  const std::map<std::string, std::vector<int>>* SubscriptionColumns(const std::string& client,
+                                                                     int64_t qid) const;
 
   // When set, progress frames are withheld (progress starvation); releasing sends one.
   void StarveProgress(bool starve);
@@ -90,7 +137,10 @@ class DaemonAuthority {
   struct Subscription {
     int64_t engine_qid = 0;
     Ast ast;
-    std::map<FootprintKey, RowValues> footprint;
+    std::map<FootprintKey, RowValues> footprint;  // rows in WIRE form (projected / wide)
+    ProjectionChoice choice = ProjectionChoice::kFull;
+    std::map<std::string, std::vector<int>> columns;  // kProjected: table → shipped columns
+    int64_t epoch = 0;
   };
   struct Session {
     std::map<int64_t, Subscription> subs;
@@ -104,6 +154,7 @@ class DaemonAuthority {
   void Publish(const std::vector<QueryBatch>& batches);
   void SendProgress();
   std::map<FootprintKey, RowValues> Footprint(const Subscription& sub) const;
+  RowValues Wire(const Subscription& sub, const std::string& table, const RowValues& row) const;
   void Fail(absl::Status s);
   void Count(const std::string& name) { ++(*counters_)[name]; }
 
@@ -124,6 +175,8 @@ class DaemonAuthority {
   absl::Status health_;
   const std::set<std::string> no_local_tables_;
   bool dirty_ = true;
+  ProjectionPolicy projection_policy_;
+  std::map<std::pair<std::string, int64_t>, int64_t> epochs_;  // (client, qid) → hellos sent
 };
 
 }  // namespace rindle::sim

@@ -17,6 +17,10 @@ struct ServerFrame {
   int64_t qid = 0;          // kData
   NormalizedEvent event;    // kData
   int64_t cv_min = 0;       // kProgress
+  // kData: the subscription epoch the frame belongs to — the authority's count of hellos it sent
+  // for (client, qid), 1 for the first. Test-only tag (properties check superseded epochs); not
+  // part of the wire contract the backend sees.
+  int64_t epoch = 0;
 };
 
 // Compact trace form of a frame (ops summarized by count).

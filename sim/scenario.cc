@@ -295,11 +295,117 @@ absl::StatusOr<ScenarioAction> ActionFromJson(const json& j, const std::string& 
       return FieldError(origin, StrCat(path, ".args"), "a JSON object of mutator args", args);
     }
     a.args = *args;
+  } else if (kind == "mutate_folded") {
+    if (auto s = r.CheckObject({"kind", "t", "client", "name", "args", "key", "debounce_ms",
+                                "max_wait_ms", "defer_across_writes"});
+        !s.ok()) {
+      return s;
+    }
+    a.kind = ScenarioAction::Kind::kMutateFolded;
+    SCN_ASSIGN(a.name, r.String("name", true));
+    const std::vector<std::string> mutators = WorkloadMutatorNames();
+    if (std::find(mutators.begin(), mutators.end(), a.name) == mutators.end()) {
+      return FieldError(origin, StrCat(path, ".name"),
+                        StrCat("a workload mutator (", absl::StrJoin(mutators, ", "), ")"),
+                        r.Find("name"));
+    }
+    const json* args = nullptr;
+    SCN_ASSIGN(args, r.Require("args", "a JSON object of mutator args"));
+    if (!args->is_object()) {
+      return FieldError(origin, StrCat(path, ".args"), "a JSON object of mutator args", args);
+    }
+    a.args = *args;
+    const json* key = nullptr;
+    SCN_ASSIGN(key, r.Require("key", "the fold key's identity (a non-null JSON value)"));
+    if (key->is_null()) {
+      return FieldError(origin, StrCat(path, ".key"), "the fold key's identity (a non-null JSON value)",
+                        key);
+    }
+    a.fold_key = *key;
+    SCN_ASSIGN(a.debounce_ms, r.Int("debounce_ms", 0, kMaxMs));
+    if (r.Find("max_wait_ms") != nullptr) {
+      int64_t w = 0;
+      SCN_ASSIGN(w, r.Int("max_wait_ms", 0, kMaxMs));
+      a.max_wait_ms = w;
+    }
+    if (const json* d = r.Find("defer_across_writes")) {
+      if (!d->is_boolean()) {
+        return FieldError(origin, StrCat(path, ".defer_across_writes"), "true or false", d);
+      }
+      a.defer_across_writes = d->get<bool>();
+    }
+  } else if (kind == "flush_folds") {
+    if (auto s = r.CheckObject({"kind", "t", "client"}); !s.ok()) return s;
+    a.kind = ScenarioAction::Kind::kFlushFolds;
+  } else if (kind == "write_local") {
+    if (auto s = r.CheckObject({"kind", "t", "client", "ops"}); !s.ok()) return s;
+    a.kind = ScenarioAction::Kind::kWriteLocal;
+    const json* ops = nullptr;
+    SCN_ASSIGN(ops, r.Require("ops", "a non-empty array of local ops"));
+    if (!ops->is_array() || ops->empty()) {
+      return FieldError(origin, StrCat(path, ".ops"), "a non-empty array of local ops", ops);
+    }
+    for (size_t i = 0; i < ops->size(); ++i) {
+      const std::string op_path = StrCat(path, ".ops[", i, "]");
+      const json& o = (*ops)[i];
+      if (!o.is_object()) return FieldError(origin, op_path, "a local op object", &o);
+      ObjectReader orr(origin, op_path, o);
+      std::string op;
+      SCN_ASSIGN(op, orr.String("op", true));
+      LocalOp lop;
+      std::vector<std::string> known = {"op", "id"};
+      if (op == "set_draft") {
+        lop.kind = LocalOp::Kind::kSetDraft;
+        known = {"op", "id", "issueId", "body"};
+      } else if (op == "clear_draft") {
+        lop.kind = LocalOp::Kind::kClearDraft;
+      } else if (op == "select") {
+        lop.kind = LocalOp::Kind::kSelect;
+        known = {"op", "id", "issueId"};
+      } else if (op == "unselect") {
+        lop.kind = LocalOp::Kind::kUnselect;
+      } else if (op == "synced_write") {
+        lop.kind = LocalOp::Kind::kSyncedWrite;
+      } else {
+        return FieldError(origin, StrCat(op_path, ".op"),
+                          "\"set_draft\", \"clear_draft\", \"select\", \"unselect\" or "
+                          "\"synced_write\"",
+                          orr.Find("op"));
+      }
+      if (auto s = orr.CheckObject(known); !s.ok()) return s;
+      SCN_ASSIGN(lop.id, orr.String("id", true));
+      if (lop.kind == LocalOp::Kind::kSetDraft || lop.kind == LocalOp::Kind::kSelect) {
+        SCN_ASSIGN(lop.issue_id, orr.String("issueId", true));
+      }
+      if (lop.kind == LocalOp::Kind::kSetDraft) SCN_ASSIGN(lop.body, orr.String("body", false));
+      a.ops.push_back(std::move(lop));
+    }
+  } else if (kind == "local_view") {
+    if (auto s = r.CheckObject({"kind", "t", "client", "query", "handle"}); !s.ok()) return s;
+    a.kind = ScenarioAction::Kind::kLocalView;
+    SCN_ASSIGN(a.handle, r.Int("handle", 1, INT64_MAX));
+    SCN_ASSIGN(a.local_query, r.String("query", true));
+    if (!BuildLocalQuery(a.local_query).ok()) {
+      return FieldError(origin, StrCat(path, ".query"),
+                        StrCat("a local query (", absl::StrJoin(LocalQueryNames(), ", "), ")"),
+                        r.Find("query"));
+    }
   } else {
-    return FieldError(origin, StrCat(path, ".kind"), "\"retain\", \"release\" or \"mutate\"",
+    return FieldError(origin, StrCat(path, ".kind"),
+                      "\"retain\", \"release\", \"mutate\", \"mutate_folded\", "
+                      "\"flush_folds\", \"write_local\" or \"local_view\"",
                       r.Find("kind"));
   }
   return a;
+}
+
+json LocalOpToJson(const LocalOp& o) {
+  json j = {{"op", LocalOpKindName(o.kind)}, {"id", o.id}};
+  if (o.kind == LocalOp::Kind::kSetDraft || o.kind == LocalOp::Kind::kSelect) {
+    j["issueId"] = o.issue_id;
+  }
+  if (o.kind == LocalOp::Kind::kSetDraft) j["body"] = o.body;
+  return j;
 }
 
 json ActionToJson(const ScenarioAction& a) {
@@ -316,6 +422,26 @@ json ActionToJson(const ScenarioAction& a) {
       j["name"] = a.name;
       j["args"] = a.args;
       break;
+    case ScenarioAction::Kind::kMutateFolded:
+      j["name"] = a.name;
+      j["args"] = a.args;
+      j["key"] = a.fold_key;
+      j["debounce_ms"] = a.debounce_ms;
+      if (a.max_wait_ms) j["max_wait_ms"] = *a.max_wait_ms;
+      if (a.defer_across_writes) j["defer_across_writes"] = true;
+      break;
+    case ScenarioAction::Kind::kFlushFolds:
+      break;
+    case ScenarioAction::Kind::kWriteLocal: {
+      json ops = json::array();
+      for (const LocalOp& o : a.ops) ops.push_back(LocalOpToJson(o));
+      j["ops"] = std::move(ops);
+      break;
+    }
+    case ScenarioAction::Kind::kLocalView:
+      j["query"] = a.local_query;
+      j["handle"] = a.handle;
+      break;
   }
   return j;
 }
@@ -331,14 +457,15 @@ absl::StatusOr<ScenarioFault> FaultFromJson(const json& j, const std::string& or
   auto k = FaultKindFromName(kind);
   if (!k) {
     return FieldError(origin, StrCat(path, ".kind"),
-                      "\"link_break\", \"partition\", \"authority_restart\" or "
-                      "\"progress_starvation\"",
+                      "\"link_break\", \"partition\", \"authority_restart\", "
+                      "\"progress_starvation\" or \"resubscribe_storm\"",
                       r.Find("kind"));
   }
   f.kind = *k;
   std::vector<std::string> known = {"kind", "t"};
   if (FaultTargetsClient(f.kind)) known.push_back("client");
   if (FaultHasDuration(f.kind)) known.push_back("duration_ms");
+  if (FaultHasCount(f.kind)) known.push_back("count");
   if (auto s = r.CheckObject(known); !s.ok()) return s;
   SCN_ASSIGN(f.t_ms, r.Int("t", 0, kMaxMs));
   int64_t v = 0;
@@ -347,6 +474,7 @@ absl::StatusOr<ScenarioFault> FaultFromJson(const json& j, const std::string& or
     f.client = static_cast<int>(v);
   }
   if (FaultHasDuration(f.kind)) SCN_ASSIGN(f.duration_ms, r.Int("duration_ms", 1, kMaxMs));
+  if (FaultHasCount(f.kind)) SCN_ASSIGN(f.count, r.Int("count", 1, kMaxStormCount));
   return f;
 }
 
@@ -354,6 +482,7 @@ json FaultToJson(const ScenarioFault& f) {
   json j = {{"kind", FaultKindName(f.kind)}, {"t", f.t_ms}};
   if (FaultTargetsClient(f.kind)) j["client"] = f.client;
   if (FaultHasDuration(f.kind)) j["duration_ms"] = f.duration_ms;
+  if (FaultHasCount(f.kind)) j["count"] = f.count;
   return j;
 }
 
@@ -364,8 +493,35 @@ std::string_view ActionKindName(ScenarioAction::Kind kind) {
     case ScenarioAction::Kind::kRetain: return "retain";
     case ScenarioAction::Kind::kRelease: return "release";
     case ScenarioAction::Kind::kMutate: return "mutate";
+    case ScenarioAction::Kind::kMutateFolded: return "mutate_folded";
+    case ScenarioAction::Kind::kFlushFolds: return "flush_folds";
+    case ScenarioAction::Kind::kWriteLocal: return "write_local";
+    case ScenarioAction::Kind::kLocalView: return "local_view";
   }
   return "?";
+}
+
+std::string_view LocalOpKindName(LocalOp::Kind kind) {
+  switch (kind) {
+    case LocalOp::Kind::kSetDraft: return "set_draft";
+    case LocalOp::Kind::kClearDraft: return "clear_draft";
+    case LocalOp::Kind::kSelect: return "select";
+    case LocalOp::Kind::kUnselect: return "unselect";
+    case LocalOp::Kind::kSyncedWrite: return "synced_write";
+  }
+  return "?";
+}
+
+std::vector<ScenarioAction::Kind> AllActionKinds() {
+  using K = ScenarioAction::Kind;
+  return {K::kRetain,     K::kRelease,    K::kMutate,   K::kMutateFolded,
+          K::kFlushFolds, K::kWriteLocal, K::kLocalView};
+}
+
+std::vector<ScenarioFault::Kind> AllFaultKinds() {
+  using K = ScenarioFault::Kind;
+  return {K::kLinkBreak, K::kPartition, K::kAuthorityRestart, K::kProgressStarvation,
+          K::kResubscribeStorm};
 }
 
 std::string_view FaultKindName(ScenarioFault::Kind kind) {
@@ -374,21 +530,25 @@ std::string_view FaultKindName(ScenarioFault::Kind kind) {
     case ScenarioFault::Kind::kPartition: return "partition";
     case ScenarioFault::Kind::kAuthorityRestart: return "authority_restart";
     case ScenarioFault::Kind::kProgressStarvation: return "progress_starvation";
+    case ScenarioFault::Kind::kResubscribeStorm: return "resubscribe_storm";
   }
   return "?";
 }
 
 std::optional<ScenarioFault::Kind> FaultKindFromName(std::string_view name) {
-  for (auto k : {ScenarioFault::Kind::kLinkBreak, ScenarioFault::Kind::kPartition,
-                 ScenarioFault::Kind::kAuthorityRestart,
-                 ScenarioFault::Kind::kProgressStarvation}) {
+  for (auto k : AllFaultKinds()) {
     if (FaultKindName(k) == name) return k;
   }
   return std::nullopt;
 }
 
 bool FaultTargetsClient(ScenarioFault::Kind kind) {
-  return kind == ScenarioFault::Kind::kLinkBreak || kind == ScenarioFault::Kind::kPartition;
+  return kind == ScenarioFault::Kind::kLinkBreak || kind == ScenarioFault::Kind::kPartition ||
+         kind == ScenarioFault::Kind::kResubscribeStorm;
+}
+
+bool FaultHasCount(ScenarioFault::Kind kind) {
+  return kind == ScenarioFault::Kind::kResubscribeStorm;
 }
 
 bool FaultHasDuration(ScenarioFault::Kind kind) {
@@ -423,12 +583,24 @@ absl::Status ValidateScenario(const Scenario& s, const std::string& origin) {
                  c.safety_ms, "] (ascending, inside config.safety_ms), got ", a.t_ms));
     }
     last_t = a.t_ms;
-    if (a.kind == ScenarioAction::Kind::kRetain && !handles[a.client].insert(a.handle).second) {
+    if ((a.kind == ScenarioAction::Kind::kRetain || a.kind == ScenarioAction::Kind::kLocalView) &&
+        !handles[a.client].insert(a.handle).second) {
       return absl::InvalidArgumentError(
           StrCat(origin, ": field \"actions[", i, "].handle\": expected a handle not yet used by "
                  "client ", a.client, ", got ", a.handle));
     }
-    if (a.kind == ScenarioAction::Kind::kMutate && !a.args.is_object()) {
+    if (a.kind == ScenarioAction::Kind::kMutateFolded &&
+        (a.fold_key.is_null() || a.debounce_ms < 0 || (a.max_wait_ms && *a.max_wait_ms < 0))) {
+      return absl::InvalidArgumentError(
+          StrCat(origin, ": field \"actions[", i, "]\": expected a fold with a non-null key and "
+                 "non-negative debounce_ms / max_wait_ms"));
+    }
+    if (a.kind == ScenarioAction::Kind::kWriteLocal && a.ops.empty()) {
+      return absl::InvalidArgumentError(
+          StrCat(origin, ": field \"actions[", i, "].ops\": expected a non-empty array of local ops"));
+    }
+    if ((a.kind == ScenarioAction::Kind::kMutate || a.kind == ScenarioAction::Kind::kMutateFolded) &&
+        !a.args.is_object()) {
       return absl::InvalidArgumentError(
           StrCat(origin, ": field \"actions[", i, "].args\": expected a JSON object"));
     }
@@ -647,13 +819,32 @@ std::string ScenarioSteps(const Scenario& s) {
       case ScenarioAction::Kind::kMutate:
         StrAppend(&line, a.name, " ", dump(a.args));
         break;
+      case ScenarioAction::Kind::kMutateFolded:
+        StrAppend(&line, a.name, " ", dump(a.args), " key ", dump(a.fold_key), " debounce ",
+                  a.debounce_ms, "ms",
+                  a.max_wait_ms ? StrCat(" maxWait ", *a.max_wait_ms, "ms") : "",
+                  a.defer_across_writes ? " defer" : "");
+        break;
+      case ScenarioAction::Kind::kFlushFolds:
+        break;
+      case ScenarioAction::Kind::kWriteLocal: {
+        std::vector<std::string> ops;
+        for (const LocalOp& o : a.ops) ops.push_back(dump(LocalOpToJson(o)));
+        StrAppend(&line, absl::StrJoin(ops, " "));
+        break;
+      }
+      case ScenarioAction::Kind::kLocalView:
+        StrAppend(&line, a.local_query, " as #", a.handle);
+        break;
     }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
     lines.emplace(a.t_ms, std::move(line));
   }
   for (const auto& f : s.faults) {
     std::string line = StrCat("FAULT ", FaultKindName(f.kind));
     if (FaultTargetsClient(f.kind)) StrAppend(&line, " c", f.client);
     if (FaultHasDuration(f.kind)) StrAppend(&line, " for ", f.duration_ms, "ms");
+    if (FaultHasCount(f.kind)) StrAppend(&line, " x", f.count);
     lines.emplace(f.t_ms, std::move(line));
   }
   lines.emplace(s.config.safety_ms, "heal: faults end, the run must converge");

@@ -16,9 +16,32 @@
 //                         targets that no longer exist make the mutator no-op or fail
 //                         deterministically (workload_mutators.h), so every action stays
 //                         executable after the shrinker removes others
+//                 mutate_folded {t, client, name, args, key, debounce_ms, max_wait_ms?,
+//                         defer_across_writes?}   InvokeFolded(name, args, FoldOptions{key, ...}):
+//                         a slider-like edit; invokes of one (name, key) inside a window collapse
+//                         into one last-value-wins envelope (the mutator must be fold-legal: no
+//                         public reads — editTitle, setStatus, setPriority, setOwner, editComment)
+//                 flush_folds {t, client}   FlushFolds(): every open fold window flushes now
+//                 write_local {t, client, ops: [op...]}   one WriteLocal batch on the client's
+//                         local-only UI tables (workload_schema.h). The ops are INTENTS the
+//                         executor resolves against the client's current local rows, so they stay
+//                         executable whatever ran before:
+//                           {"op": "set_draft", "id", "issueId", "body"}   add, or edit if present
+//                           {"op": "clear_draft", "id"}                    remove if present
+//                           {"op": "select", "id", "issueId"}              add, or edit if present
+//                           {"op": "unselect", "id"}                       remove if present
+//                           {"op": "synced_write", "id"}  a deliberately illegal add on the synced
+//                                `issue` table: the whole batch must be rejected, nothing applied
+//                 local_view {t, client, query, handle}   a local-only view (no remote) over the
+//                         local tables; `query` one of LocalQueryNames() (workload_queries.h);
+//                         `handle` shares the retain handles' namespace (release closes it)
 //   faults      timed faults (only during the safety phase, t < safety_ms):
 //                 link_break {t, client} · partition {t, client, duration_ms} ·
-//                 authority_restart {t} · progress_starvation {t, duration_ms}
+//                 authority_restart {t} · progress_starvation {t, duration_ms} ·
+//                 resubscribe_storm {t, client, count}: the client releases every remote view
+//                   and at once re-retains the same queries (fresh qids), `count` times,
+//                   kStormGapMs apart — Unregister/Register churn upstream while the old
+//                   epochs' frames are still in flight (a client-side storm; the link stays up)
 //   swarm       the swarm draw that generated the lists (informational: replay does not use it)
 // The network's per-message randomness (latency jitter, loss, duplication) and the clients'
 // reconnect delays are drawn at run time from the Rng of `seed` — they depend on how many
@@ -53,6 +76,7 @@ namespace rindle::sim {
 
 inline constexpr char kScenarioFormat[] = "rindle-scenario/2";
 inline constexpr char kScenarioFormatV1[] = "rindle-scenario/1";
+inline constexpr int64_t kStormGapMs = 3;  // resubscribe_storm: virtual ms between cycles
 
 struct ScenarioConfig {
   int clients = 3;                   // 1..8
@@ -62,24 +86,49 @@ struct ScenarioConfig {
   std::vector<int64_t> connect_ms;   // per client: when it first connects (virtual ms)
 };
 
+// One write_local intent (see the header comment).
+struct LocalOp {
+  enum class Kind { kSetDraft, kClearDraft, kSelect, kUnselect, kSyncedWrite };
+  Kind kind = Kind::kSetDraft;
+  std::string id;
+  std::string issue_id;  // kSetDraft, kSelect
+  std::string body;      // kSetDraft
+  bool operator==(const LocalOp&) const = default;
+};
+
 struct ScenarioAction {
-  enum class Kind { kRetain, kRelease, kMutate };
+  enum class Kind { kRetain, kRelease, kMutate, kMutateFolded, kFlushFolds, kWriteLocal, kLocalView };
   int64_t t_ms = 0;
   int client = 0;
   Kind kind = Kind::kMutate;
   RemoteQuery query;    // kRetain
-  int64_t handle = 0;   // kRetain, kRelease
-  std::string name;     // kMutate: mutator name
-  nlohmann::json args;  // kMutate: its args (a JSON object)
+  int64_t handle = 0;   // kRetain, kRelease, kLocalView
+  std::string name;     // kMutate, kMutateFolded: mutator name
+  nlohmann::json args;  // kMutate, kMutateFolded: its args (a JSON object)
+  // kMutateFolded: the FoldOptions.
+  nlohmann::json fold_key;
+  int64_t debounce_ms = 0;
+  std::optional<int64_t> max_wait_ms;
+  bool defer_across_writes = false;
+  std::vector<LocalOp> ops;  // kWriteLocal (non-empty)
+  std::string local_query;   // kLocalView: one of LocalQueryNames()
 };
 
 struct ScenarioFault {
-  enum class Kind { kLinkBreak, kPartition, kAuthorityRestart, kProgressStarvation };
+  enum class Kind {
+    kLinkBreak,
+    kPartition,
+    kAuthorityRestart,
+    kProgressStarvation,
+    kResubscribeStorm
+  };
   int64_t t_ms = 0;
   Kind kind = Kind::kLinkBreak;
-  int client = 0;           // kLinkBreak, kPartition
+  int client = 0;           // kLinkBreak, kPartition, kResubscribeStorm
   int64_t duration_ms = 0;  // kPartition, kProgressStarvation
+  int64_t count = 0;        // kResubscribeStorm: cycles (1..kMaxStormCount)
 };
+inline constexpr int64_t kMaxStormCount = 50;
 
 struct Scenario {
   enum class Expect { kPass, kFail };
@@ -107,6 +156,12 @@ std::optional<ScenarioFault::Kind> FaultKindFromName(std::string_view name);
 bool FaultTargetsClient(ScenarioFault::Kind kind);
 // Fault kinds that have a duration.
 bool FaultHasDuration(ScenarioFault::Kind kind);
+// Fault kinds that have a count.
+bool FaultHasCount(ScenarioFault::Kind kind);
+// Every action / fault kind, in declaration order.
+std::vector<ScenarioAction::Kind> AllActionKinds();
+std::vector<ScenarioFault::Kind> AllFaultKinds();
+std::string_view LocalOpKindName(LocalOp::Kind kind);
 
 // Reads and validates a scenario file.
 absl::StatusOr<Scenario> LoadScenario(const std::string& path);

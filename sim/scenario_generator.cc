@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -123,42 +124,204 @@ absl::StatusOr<Scenario> GenerateScenario(uint64_t seed, const GenerateOptions& 
   std::vector<int64_t> mids(static_cast<size_t>(c.clients), 0);
   std::vector<int64_t> id_counters(static_cast<size_t>(c.clients), 0);
   std::vector<int64_t> next_handle(static_cast<size_t>(c.clients), 1);
-  std::vector<std::set<int64_t>> live(static_cast<size_t>(c.clients));
+  // Per client: live handles → the remote query (nullopt: a local view), and retains scheduled
+  // for later (navigation) that become live once their time is reached.
+  std::vector<std::map<int64_t, std::optional<RemoteQuery>>> live(static_cast<size_t>(c.clients));
+  std::vector<std::multimap<int64_t, std::pair<int64_t, RemoteQuery>>> deferred(
+      static_cast<size_t>(c.clients));
   const std::vector<RemoteQuery> queries = WorkloadQueries();
+  const std::vector<std::string> local_queries = LocalQueryNames();
+  struct FoldWindow {
+    int64_t open_ms;
+    int64_t close_ms;  // last invoke + debounce
+  };
+  std::vector<FoldWindow> fold_windows;
+
+  // Fold-legal mutators (blind keyed writes, workload_mutators.h) the mix leaves on.
+  std::vector<std::string> fold_mutators;
+  for (const char* name : {"editTitle", "setPriority", "setStatus"}) {
+    auto it = swarm.mix.weights.find(name);
+    if (it != swarm.mix.weights.end() && it->second > 0) fold_mutators.push_back(name);
+  }
+  if (fold_mutators.empty()) fold_mutators.push_back("setPriority");
+  static const std::vector<std::string> kFoldStatuses = {"backlog", "todo", "in-progress",
+                                                         "review", "done"};
+  static const std::vector<std::string> kDraftBodies = {"wip", "lgtm?", "see above", "needs repro",
+                                                        "", "draft — ünïcode"};
 
   for (const Slot& slot : slots) {
     const size_t ci = static_cast<size_t>(slot.client);
     Rng& rng = action_rngs[ci];
+    for (auto it = deferred[ci].begin(); it != deferred[ci].end() && it->first <= slot.t;) {
+      live[ci][it->second.first] = it->second.second;
+      it = deferred[ci].erase(it);
+    }
     ScenarioAction a;
     a.t_ms = slot.t;
     a.client = slot.client;
     const uint64_t roll = slot.initial ? 0 : rng.Below(1000);
-    const bool retain = slot.initial || roll < swarm.retain_per_mille;
+    uint64_t bound = swarm.retain_per_mille;
+    const bool retain = slot.initial || roll < bound;
     if (retain && !queries.empty()) {
       a.kind = ScenarioAction::Kind::kRetain;
-      a.query = rng.Pick(queries);
+      std::vector<RemoteQuery> remote_live;
+      for (const auto& [h, q] : live[ci]) {
+        if (q) remote_live.push_back(*q);
+      }
+      if (!slot.initial && !remote_live.empty() && rng.Below(1000) < swarm.same_query_per_mille) {
+        a.query = rng.Pick(remote_live);  // the same query twice on one client: refcount
+      } else {
+        a.query = rng.Pick(queries);
+      }
       a.handle = next_handle[ci]++;
-      live[ci].insert(a.handle);
+      live[ci][a.handle] = a.query;
       s.actions.push_back(std::move(a));
       continue;
     }
-    if (!slot.initial && roll < swarm.retain_per_mille + swarm.release_per_mille &&
-        live[ci].size() > 1) {
-      std::vector<int64_t> handles(live[ci].begin(), live[ci].end());
+    bound += swarm.release_per_mille;
+    if (!slot.initial && roll < bound && live[ci].size() > 1) {
+      std::vector<int64_t> handles;
+      for (const auto& [h, q] : live[ci]) handles.push_back(h);
       a.kind = ScenarioAction::Kind::kRelease;
       a.handle = rng.Pick(handles);
       live[ci].erase(a.handle);
+      s.actions.push_back(a);
+      // Navigation: the view is left for another one shortly after.
+      if (!queries.empty() && rng.Below(1000) < swarm.navigate_per_mille) {
+        const int64_t t = slot.t + rng.Range(1, 30);
+        if (t <= c.safety_ms) {
+          ScenarioAction r;
+          r.kind = ScenarioAction::Kind::kRetain;
+          r.t_ms = t;
+          r.client = slot.client;
+          r.query = rng.Pick(queries);
+          r.handle = next_handle[ci]++;
+          deferred[ci].emplace(t, std::make_pair(r.handle, r.query));
+          s.actions.push_back(std::move(r));
+        }
+      }
+      continue;
+    }
+    const WorkloadState state = StateOf(model.store());
+    bound += swarm.fold_per_mille;
+    if (roll < bound && !state.issue_ids.empty()) {
+      // A burst of folded invokes of one (mutator, key): a slider dragged for a moment.
+      const std::string name = rng.Pick(fold_mutators);
+      const std::string issue = rng.Pick(state.issue_ids);
+      const int64_t debounce = rng.Range(10, 200);
+      std::optional<int64_t> max_wait;
+      if (rng.Chance(1, 3)) max_wait = rng.Range(debounce, 3 * debounce);
+      const bool defer = rng.Chance(1, 4);
+      const int n = static_cast<int>(rng.Range(2, 6));
+      int64_t t = slot.t;
+      int64_t open = t;
+      for (int k = 0; k < n && t <= c.safety_ms; ++k) {
+        ScenarioAction f;
+        f.kind = ScenarioAction::Kind::kMutateFolded;
+        f.t_ms = t;
+        f.client = slot.client;
+        f.name = name;
+        nlohmann::json args = {{"id", issue}, {"updatedAt", t}};
+        if (name == "editTitle") {
+          args["title"] = rng.Chance(swarm.mix.blank_num, swarm.mix.blank_den)
+                              ? std::string("  ")
+                              : StrCat("slider title ", rng.Below(1000));
+        } else if (name == "setStatus") {
+          args["status"] = rng.Pick(kFoldStatuses);
+        } else {
+          args["priority"] = rng.Pick(PriorityLadder());
+        }
+        f.args = std::move(args);
+        f.fold_key = {{"id", issue}};
+        f.debounce_ms = debounce;
+        f.max_wait_ms = max_wait;
+        f.defer_across_writes = defer;
+        s.actions.push_back(std::move(f));
+        // Mostly well inside the debounce (the window collapses); sometimes past it (a new one).
+        const int64_t gap = rng.Chance(1, 5) ? rng.Range(debounce + 1, 2 * debounce + 1)
+                                             : rng.Range(1, std::max<int64_t>(1, debounce / 2));
+        if (k + 1 < n) {
+          if (t + gap > c.safety_ms) break;
+          if (gap > debounce) {
+            fold_windows.push_back({open, t + debounce});
+            open = t + gap;
+          }
+          t += gap;
+        }
+      }
+      fold_windows.push_back({open, t + debounce});
+      if (rng.Chance(1, 4)) {
+        const int64_t ft = t + rng.Range(0, std::max<int64_t>(1, debounce / 2));
+        if (ft <= c.safety_ms) {
+          ScenarioAction f;
+          f.kind = ScenarioAction::Kind::kFlushFolds;
+          f.t_ms = ft;
+          f.client = slot.client;
+          s.actions.push_back(std::move(f));
+        }
+      }
+      continue;
+    }
+    bound += swarm.flush_folds_per_mille;
+    if (roll < bound) {
+      a.kind = ScenarioAction::Kind::kFlushFolds;
       s.actions.push_back(std::move(a));
       continue;
     }
-    const MutationAction m = NextMutation(rng, StateOf(model.store()), slot.client, slot.t,
-                                          id_counters[ci], swarm.mix);
+    bound += swarm.write_local_per_mille;
+    if (roll < bound) {
+      a.kind = ScenarioAction::Kind::kWriteLocal;
+      const int n = static_cast<int>(rng.Range(1, 3));
+      for (int k = 0; k < n; ++k) {
+        LocalOp op;
+        const uint64_t r = rng.Below(100);
+        const std::string issue =
+            state.issue_ids.empty() ? std::string("i001") : rng.Pick(state.issue_ids);
+        if (r < 40) {
+          op.kind = LocalOp::Kind::kSetDraft;
+          op.id = StrCat("d", rng.Range(1, 4));
+          op.issue_id = issue;
+          op.body = rng.Pick(kDraftBodies);
+        } else if (r < 60) {
+          op.kind = LocalOp::Kind::kClearDraft;
+          op.id = StrCat("d", rng.Range(1, 4));
+        } else if (r < 80) {
+          op.kind = LocalOp::Kind::kSelect;
+          op.id = StrCat("s", rng.Range(1, 2));
+          op.issue_id = issue;
+        } else if (r < 95) {
+          op.kind = LocalOp::Kind::kUnselect;
+          op.id = StrCat("s", rng.Range(1, 2));
+        } else {
+          op.kind = LocalOp::Kind::kSyncedWrite;
+          op.id = StrCat("local-c", slot.client, "-", rng.Below(1000));
+        }
+        a.ops.push_back(std::move(op));
+      }
+      s.actions.push_back(std::move(a));
+      continue;
+    }
+    bound += swarm.local_view_per_mille;
+    if (roll < bound && !local_queries.empty()) {
+      a.kind = ScenarioAction::Kind::kLocalView;
+      a.local_query = rng.Pick(local_queries);
+      a.handle = next_handle[ci]++;
+      live[ci][a.handle] = std::nullopt;
+      s.actions.push_back(std::move(a));
+      continue;
+    }
+    const MutationAction m = NextMutation(rng, state, slot.client, slot.t, id_counters[ci],
+                                          swarm.mix);
     (void)model.Process({StrCat("c", slot.client), ++mids[ci], m.name, m.args});
     a.kind = ScenarioAction::Kind::kMutate;
     a.name = m.name;
     a.args = m.args;
     s.actions.push_back(std::move(a));
   }
+  // Bursts and navigation retains were generated ahead of their slot: restore time order
+  // (stable: equal times keep generation order).
+  std::stable_sort(s.actions.begin(), s.actions.end(),
+                   [](const ScenarioAction& x, const ScenarioAction& y) { return x.t_ms < y.t_ms; });
 
   // Faults.
   Rng fault_rng = root.Fork("faults");
@@ -178,6 +341,11 @@ absl::StatusOr<Scenario> GenerateScenario(uint64_t seed, const GenerateOptions& 
     ScenarioFault f;
     f.kind = ScenarioFault::Kind::kAuthorityRestart;
     f.t_ms = at();
+    // Restart mid-fold: inside an open fold window (between a folded invoke and its flush).
+    if (!fold_windows.empty() && fault_rng.Below(1000) < swarm.restart_in_fold_per_mille) {
+      const FoldWindow& w = fault_rng.Pick(fold_windows);
+      f.t_ms = std::min(c.safety_ms, fault_rng.Range(w.open_ms, std::max(w.open_ms, w.close_ms - 1)));
+    }
     s.faults.push_back(f);
   }
   for (int i = 0; i < count("partition"); ++i) {
@@ -192,6 +360,14 @@ absl::StatusOr<Scenario> GenerateScenario(uint64_t seed, const GenerateOptions& 
     ScenarioFault f;
     f.kind = ScenarioFault::Kind::kProgressStarvation;
     f.duration_ms = fault_rng.Range(50, std::max<int64_t>(50, swarm.starvation_ms_max));
+    f.t_ms = at();
+    s.faults.push_back(f);
+  }
+  for (int i = 0; i < count("resubscribe_storm"); ++i) {
+    ScenarioFault f;
+    f.kind = ScenarioFault::Kind::kResubscribeStorm;
+    f.client = static_cast<int>(fault_rng.Below(static_cast<uint64_t>(c.clients)));
+    f.count = fault_rng.Range(1, 6);
     f.t_ms = at();
     s.faults.push_back(f);
   }

@@ -12,6 +12,15 @@
 // client "knows" — and, per client, the handles of the views it has retained and not released.
 // The executor never consults the generator, so a scenario file replays without it.
 // Time: every action slot lies in [0, safety_ms]; faults in [50, safety_ms] (virtual ms).
+// Slot kinds by the swarm draw's per-mille shares: retain (sometimes the same query a client
+// already holds: the refcount path), release (sometimes followed 1..30ms later by a retain:
+// navigation churn), a burst of 2..6 mutate_folded on one (fold-legal mutator, issue) a few ms
+// apart inside the debounce (sometimes past it, opening a new window; sometimes max_wait_ms /
+// defer_across_writes; sometimes closed by a flush_folds), flush_folds, write_local (1..3 intents
+// on drafts d1..d4 / selection s1..s2, rarely an illegal synced_write), local_view, else a
+// mutate. Bursts and navigation retains lie ahead of their slot; the list is stably re-sorted by
+// time. authority_restart faults land inside an open fold window (first folded invoke .. last +
+// debounce) with probability restart_in_fold_per_mille; resubscribe_storm {client, count 1..6}.
 #pragma once
 
 #include <cstdint>

@@ -138,7 +138,8 @@ TEST(ScenarioTest, Version2ErrorsNameTheFieldAndWhatWasExpected) {
   ExpectV2Error([](json& d) { d["actions"][1]["client"] = 2; },
                 "field \"actions[1].client\": expected an integer in [0, 1], got 2");
   ExpectV2Error([](json& d) { d["actions"][1]["kind"] = "jump"; },
-                "field \"actions[1].kind\": expected \"retain\", \"release\" or \"mutate\"");
+                "field \"actions[1].kind\": expected \"retain\", \"release\", \"mutate\", "
+                "\"mutate_folded\", \"flush_folds\", \"write_local\" or \"local_view\"");
   ExpectV2Error([](json& d) { d["actions"][1]["args"] = "x"; },
                 "field \"actions[1].args\": expected a JSON object");
   ExpectV2Error([](json& d) { d["actions"][1].erase("name"); },

@@ -98,8 +98,7 @@ class Shrinker {
   bool DropFaultKinds() {
     pass_ = "fault kinds";
     bool changed = false;
-    for (auto kind : {ScenarioFault::Kind::kAuthorityRestart, ScenarioFault::Kind::kPartition,
-                      ScenarioFault::Kind::kProgressStarvation, ScenarioFault::Kind::kLinkBreak}) {
+    for (auto kind : AllFaultKinds()) {
       Scenario c = best_;
       std::erase_if(c.faults, [kind](const ScenarioFault& f) { return f.kind == kind; });
       if (c.faults.size() != best_.faults.size()) changed = Try(std::move(c)) || changed;
@@ -196,9 +195,17 @@ class Shrinker {
       c.config.safety_ms = last;
     });
     attempt([](Scenario& c) { c.config.buffer_cap = std::min<size_t>(c.config.buffer_cap, 1024); });
+    attempt([](Scenario& c) {
+      for (auto& f : c.faults) {
+        if (FaultHasCount(f.kind)) f.count = std::max<int64_t>(1, f.count / 2);
+      }
+    });
     // Per action: shorter strings, smaller integers.
     for (size_t i = 0; i < best_.actions.size() && !Spent(); ++i) {
-      if (best_.actions[i].kind != ScenarioAction::Kind::kMutate) continue;
+      if (best_.actions[i].kind != ScenarioAction::Kind::kMutate &&
+          best_.actions[i].kind != ScenarioAction::Kind::kMutateFolded) {
+        continue;
+      }
       const nlohmann::json args = best_.actions[i].args;
       for (const auto& [key, value] : args.items()) {
         if (key == "id" || key == "issueId" || key == "ownerId" || key == "authorId") continue;

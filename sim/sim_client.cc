@@ -4,6 +4,8 @@
 
 #include "engine/str_util.h"
 #include "sim/query_resolution.h"
+#include "sim/workload_queries.h"
+#include "sim/workload_schema.h"
 
 namespace rindle::sim {
 
@@ -22,7 +24,11 @@ SimClient::SimClient(int index, std::string client_id, std::string user_id,
       rng_(rng),
       timing_(timing) {
   options.client_id = client_id_;
+  schema_ = options.schema;
+  clock_ = std::make_unique<SimFoldClock>(queue_, [this] { MarkDirty(); });
+  options.clock = clock_.get();
   backend_ = std::make_unique<OptimisticBackend>(std::move(options), this);
+  backend_->SetSendObserver([this](const MutationEnvelope&) { ++send_observed_; });
 }
 
 SimClient::~SimClient() = default;
@@ -59,8 +65,18 @@ void SimClient::UnregisterQuery(int64_t qid) {
 }
 
 void SimClient::PushMutation(const MutationEnvelope& envelope) {
-  dirty_ = true;
-  if (!sent_.contains(envelope.mid)) sent_[envelope.mid] = envelope;
+  MarkDirty();
+  if (!sent_.contains(envelope.mid)) {
+    sent_[envelope.mid] = envelope;
+    if (in_invoke_) {
+      invoke_sends_.push_back(envelope.mid);
+    } else {
+      // Outside Invoke a first-time send is a fold flush (timer, FlushFolds, maxWait).
+      ++fold_flushes_;
+      Count("client.fold_flush");
+      TraceLine({{"ev", "fold_flush"}, {"mid", envelope.mid}, {"name", envelope.name}});
+    }
+  }
   TraceLine({{"ev", "push"}, {"mid", envelope.mid}, {"name", envelope.name}});
   unacked_[envelope.mid] = envelope;
   SendPush(envelope.mid, 0);
@@ -108,7 +124,11 @@ void SimClient::LinkBroken() {
 }
 
 void SimClient::Receive(const ServerFrame& frame) {
-  dirty_ = true;
+  MarkDirty();
+  struct Sync {
+    SimClient* c;
+    ~Sync() { c->SyncBackendCounters(); }
+  } sync{this};
   nlohmann::json t = FrameToTrace(frame);
   t["ev"] = "recv";
   TraceLine(std::move(t));
@@ -131,8 +151,19 @@ void SimClient::Receive(const ServerFrame& frame) {
 }
 
 absl::StatusOr<int64_t> SimClient::Invoke(const std::string& name, const nlohmann::json& args) {
-  dirty_ = true;
+  MarkDirty();
+  in_invoke_ = true;
+  invoke_sends_.clear();
   auto r = backend_->Invoke(name, args);
+  in_invoke_ = false;
+  for (const int64_t mid : invoke_sends_) {
+    if (r.ok() && mid == *r) continue;
+    // Flush-on-enqueue: an overlapping fold flushed ahead of this invoke.
+    ++fold_flushes_;
+    Count("client.fold_flush");
+    Count("client.fold_flush_on_enqueue");
+  }
+  invoke_sends_.clear();
   TraceLine({{"ev", "invoke"}, {"name", name}, {"args", args},
              {"mid", r.ok() ? nlohmann::json(*r) : nlohmann::json(nullptr)},
              {"error", r.ok() ? "" : std::string(r.status().message())}});
@@ -140,7 +171,7 @@ absl::StatusOr<int64_t> SimClient::Invoke(const std::string& name, const nlohman
 }
 
 absl::Status SimClient::Retain(const RemoteQuery& query) {
-  dirty_ = true;
+  MarkDirty();
   auto ast = ResolveRemoteQuery(query, client_id_, user_id_);
   if (!ast.ok()) return ast.status();
   const int64_t qid = next_local_qid_++;
@@ -153,11 +184,209 @@ absl::Status SimClient::Retain(const RemoteQuery& query) {
 }
 
 void SimClient::ReleaseOne(int64_t local_qid) {
-  dirty_ = true;
-  if (!views_.contains(local_qid)) return;
+  MarkDirty();
+  if (!views_.contains(local_qid) && !local_views_.contains(local_qid)) return;
   backend_->UnregisterQuery(local_qid);
   views_.erase(local_qid);
+  local_views_.erase(local_qid);
   TraceLine({{"ev", "release"}, {"qid", local_qid}});
+  SyncBackendCounters();
+}
+
+void SimClient::SyncBackendCounters() {
+  const std::pair<int64_t, int64_t*> moved[] = {
+      {backend_->overflows(), &seen_overflows_},
+      {backend_->schema_rejections(), &seen_schema_rejections_},
+      {backend_->superseded_frames_dropped(), &seen_superseded_}};
+  const char* names[] = {"client.overflow", "client.schema_rejection",
+                         "client.superseded_dropped"};
+  for (size_t i = 0; i < 3; ++i) {
+    const int64_t now = moved[i].first;
+    int64_t& seen = *moved[i].second;
+    if (now > seen) {
+      (*counters_)[names[i]] += now - seen;
+      TraceLine({{"ev", "counter"}, {"name", names[i]}, {"value", now}});
+    }
+    seen = now;
+  }
+}
+
+absl::StatusOr<std::string> SimClient::InvokeFolded(const std::string& name,
+                                                    const nlohmann::json& args,
+                                                    const FoldOptions& opts) {
+  MarkDirty();
+  const std::string key = OptimisticBackend::FoldKey(name, opts.key);
+  const std::vector<std::string> open = backend_->OpenFolds();
+  const bool joins = std::find(open.begin(), open.end(), key) != open.end();
+  auto r = backend_->InvokeFolded(name, args, opts);
+  TraceLine({{"ev", "invoke_folded"}, {"name", name}, {"args", args}, {"key", opts.key},
+             {"ok", r.ok()}, {"error", r.ok() ? "" : std::string(r.status().message())}});
+  if (r.ok()) {
+    ++fold_invokes_;
+    if (joins) Count("client.fold_collapsed");
+  }
+  return r;
+}
+
+void SimClient::FlushFolds() {
+  MarkDirty();
+  TraceLine({{"ev", "flush_folds"}, {"open", backend_->OpenFolds().size()}});
+  backend_->FlushFolds();
+}
+
+absl::StatusOr<size_t> SimClient::WriteLocal(const std::vector<LocalOp>& intents) {
+  MarkDirty();
+  // Resolve against a working copy of the model: later intents see earlier ones.
+  auto rows = local_rows_;
+  std::vector<RowOp> ops;
+  bool synced = false;
+  auto upsert = [&](const std::string& table, const std::string& id, RowValues row) {
+    auto& t = rows[table];
+    auto it = t.find(id);
+    if (it == t.end()) {
+      ops.push_back({RowOp::Kind::kAdd, table, row, {}});
+      t.emplace(id, std::move(row));
+    } else if (it->second != row) {
+      ops.push_back({RowOp::Kind::kEdit, table, row, it->second});
+      it->second = std::move(row);
+    }
+  };
+  auto remove = [&](const std::string& table, const std::string& id) {
+    auto& t = rows[table];
+    auto it = t.find(id);
+    if (it == t.end()) return;
+    ops.push_back({RowOp::Kind::kRemove, table, it->second, {}});
+    t.erase(it);
+  };
+  for (const LocalOp& o : intents) {
+    switch (o.kind) {
+      case LocalOp::Kind::kSetDraft:
+        upsert(kDraftsTable, o.id,
+               {Value::String(o.id), Value::String(o.issue_id), Value::String(o.body)});
+        break;
+      case LocalOp::Kind::kClearDraft:
+        remove(kDraftsTable, o.id);
+        break;
+      case LocalOp::Kind::kSelect:
+        upsert(kSelectionTable, o.id, {Value::String(o.id), Value::String(o.issue_id)});
+        break;
+      case LocalOp::Kind::kUnselect:
+        remove(kSelectionTable, o.id);
+        break;
+      case LocalOp::Kind::kSyncedWrite: {
+        // A full-width issue row: only the table (synced) makes it illegal.
+        RowValues row = {Value::String(o.id), Value::String("local title"), Value::String("todo"),
+                         Value::String("low"),  Value::String(user_id_),      Value::Int(0),
+                         Value::Int(0)};
+        ops.push_back({RowOp::Kind::kAdd, "issue", std::move(row), {}});
+        synced = true;
+        break;
+      }
+    }
+  }
+  if (ops.empty()) {
+    TraceLine({{"ev", "write_local"}, {"ops", 0}});
+    return size_t{0};
+  }
+  const absl::Status st = backend_->WriteLocal(ops);
+  TraceLine({{"ev", "write_local"}, {"ops", ops.size()}, {"ok", st.ok()},
+             {"error", st.ok() ? "" : std::string(st.message())}});
+  if (synced) {
+    if (st.ok()) {
+      return absl::InternalError(StrCat(client_id_, ": WriteLocal accepted a write to the synced "
+                                        "table issue (201-LOCAL-ONLY-TABLES: the whole batch "
+                                        "must be rejected)"));
+    }
+    return st;
+  }
+  if (!st.ok()) return st;
+  local_rows_ = std::move(rows);
+  return ops.size();
+}
+
+absl::StatusOr<int64_t> SimClient::LocalView(const std::string& name) {
+  MarkDirty();
+  auto ast = BuildLocalQuery(name);
+  if (!ast.ok()) return ast.status();
+  const int64_t qid = next_local_qid_++;
+  auto s = backend_->RegisterQuery(qid, *ast);
+  TraceLine({{"ev", "local_view"}, {"qid", qid}, {"query", name}, {"ok", s.ok()}});
+  if (!s.ok()) return s;
+  local_views_[qid] = {name, *ast};
+  return qid;
+}
+
+std::map<int64_t, int64_t> SimClient::ResubscribeAll() {
+  MarkDirty();
+  const std::map<int64_t, std::pair<RemoteQuery, Ast>> old = views_;
+  for (const auto& [qid, view] : old) ReleaseOne(qid);
+  std::map<int64_t, int64_t> moved;
+  for (const auto& [qid, view] : old) {
+    const int64_t next = next_local_qid_;
+    if (Retain(view.first).ok()) moved[qid] = next;
+  }
+  TraceLine({{"ev", "resubscribe"}, {"views", old.size()}});
+  return moved;
+}
+
+std::optional<props::Violation> SimClient::CheckLocal() {
+  if (!local_dirty_) return std::nullopt;
+  local_dirty_ = false;
+  const Schema local = LocalTableSpecs();
+  // 1. The engine's local tables are exactly what this client wrote (never rebased, never
+  //    touched by a server frame, a restart or an overflow).
+  const PlainTables engine_local = props::PlainTablesOf(backend_->engine(), local, false);
+  for (const auto& [table, spec] : local) {
+    const auto& model = local_rows_[table];
+    const auto it = engine_local.find(table);
+    const size_t have = it == engine_local.end() ? 0 : it->second.size();
+    bool same = have == model.size();
+    if (same && it != engine_local.end()) {
+      auto m = model.begin();
+      for (const auto& [pk, row] : it->second) {
+        if (m->second != row) {
+          same = false;
+          break;
+        }
+        ++m;
+      }
+    }
+    if (!same) {
+      nlohmann::json want = nlohmann::json::array();
+      for (const auto& [id, row] : model) want.push_back(RowToJson(row));
+      nlohmann::json got = nlohmann::json::array();
+      if (it != engine_local.end()) {
+        for (const auto& [pk, row] : it->second) got.push_back(RowToJson(row));
+      }
+      return props::Violation{"local-rows", StrCat(client_id_, ": local table ", table,
+                                                   " is ", got.dump(), ", written ", want.dump())};
+    }
+  }
+  if (local_views_.empty()) return std::nullopt;
+  // 2. Every local-only view equals the fresh query over the client's head.
+  Schema schema = local;
+  std::set<std::string> tables;
+  for (const auto& [qid, view] : local_views_) {
+    for (const std::string& t : AstTables(view.second)) tables.insert(t);
+  }
+  for (const std::string& t : tables) {
+    auto it = schema_.find(t);
+    if (it != schema_.end()) schema[t] = it->second;
+  }
+  const PlainTables head = props::PlainTablesOf(backend_->engine(), schema, false);
+  for (const auto& [qid, view] : local_views_) {
+    const ResultView* v = backend_->View(qid);
+    const std::string who = StrCat(client_id_, " local view ", qid, " (", view.first, ")");
+    if (v == nullptr) return props::Violation{"view==fresh", StrCat(who, " missing")};
+    if (backend_->GetResultType(qid) != ResultType::kComplete) {
+      return props::Violation{"result-type", StrCat(who, ": a local-only view must be complete")};
+    }
+    if (auto mat = backend_->engine().QueryResult(qid); mat.ok()) {
+      if (auto viol = props::CheckFoldedMatchesMaterialized(who, *v, *mat)) return viol;
+    }
+    if (auto viol = props::CheckViewMatchesFresh(who, *v, view.second, head, schema)) return viol;
+  }
+  return std::nullopt;
 }
 
 }  // namespace rindle::sim

@@ -8,6 +8,15 @@
 // unconfirmed envelopes). A broken link schedules a reconnect after reconnect_ms_min..max.
 // Push transport: every pushed envelope is retried until acknowledged, first after
 // push_timeout_ms, then with doubling backoff (capped at push_backoff_max_ms) — all virtual time.
+// Folds: the backend's fold timers run on a SimFoldClock over the same event queue
+// (options.clock is set here). A first-time push that is not the mid an Invoke just returned is a
+// fold flush (counted as client.fold_flush).
+// Local-only tables: WriteLocal resolves scenario intents (scenario.h LocalOp) against this
+// client's model of its local rows into add/edit/remove ops; CheckLocal compares the engine's
+// local tables with that model and every local-only view with the fresh-query oracle over the
+// client's head. Backend counters (overflows, schema rejections, superseded frames) are mirrored
+// into the run's counters as client.overflow / client.schema_rejection /
+// client.superseded_dropped whenever they move.
 // Source: seed 002 (OptimisticSource, §7.5 rule 3), SPEC §2.4.
 #pragma once
 
@@ -15,7 +24,9 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/ast.h"
 #include "optimistic/backend.h"
@@ -23,7 +34,10 @@
 #include "sim/daemon.h"
 #include "sim/event_queue.h"
 #include "sim/network.h"
+#include "sim/scenario.h"
+#include "sim/sim_fold_clock.h"
 #include "sim/trace.h"
+#include "properties/invariants.h"
 
 namespace rindle::sim {
 
@@ -59,7 +73,24 @@ class SimClient : public OptimisticSource {
   // App-level actions.
   absl::StatusOr<int64_t> Invoke(const std::string& name, const nlohmann::json& args);
   absl::Status Retain(const RemoteQuery& query);  // a new local view on a remote query
-  void ReleaseOne(int64_t local_qid);
+  void ReleaseOne(int64_t local_qid);              // a remote or a local-only view
+  absl::StatusOr<std::string> InvokeFolded(const std::string& name, const nlohmann::json& args,
+                                           const FoldOptions& opts);
+  void FlushFolds();
+  // Resolves the intents against the local-row model and commits them as ONE WriteLocal batch.
+  // Returns the number of ops sent (0: every intent was already satisfied, nothing was called).
+  // A kSyncedWrite intent must make the backend reject the whole batch: the result is then the
+  // backend's error (the model is left as it was); if the backend ACCEPTS such a batch the
+  // result is Internal "accepted a write to synced table ...".
+  absl::StatusOr<size_t> WriteLocal(const std::vector<LocalOp>& intents);
+  // A local-only view (no remote) of LocalQueryNames(); returns its qid.
+  absl::StatusOr<int64_t> LocalView(const std::string& name);
+  // Releases every remote view and re-retains the same queries (fresh qids, same order): one
+  // resubscribe cycle. Returns old qid → new qid for the views re-retained.
+  std::map<int64_t, int64_t> ResubscribeAll();
+  // Local-table model vs engine, local-only views vs the fresh oracle (only when something
+  // reached this client since the last call).
+  std::optional<props::Violation> CheckLocal();
 
   int index() const { return index_; }
   const std::string& client_id() const { return client_id_; }
@@ -70,6 +101,16 @@ class SimClient : public OptimisticSource {
   const std::map<int64_t, std::pair<RemoteQuery, Ast>>& views() const { return views_; }
   // Every envelope this client ever pushed first-time, by mid (the ledger's input).
   const std::map<int64_t, MutationEnvelope>& sent() const { return sent_; }
+  // Local-only views: qid → (local query name, AST).
+  const std::map<int64_t, std::pair<std::string, Ast>>& local_views() const { return local_views_; }
+  // The model of the local tables: table → id → row.
+  const std::map<std::string, std::map<std::string, RowValues>>& local_rows() const {
+    return local_rows_;
+  }
+  int64_t fold_invokes() const { return fold_invokes_; }
+  int64_t fold_flushes() const { return fold_flushes_; }
+  int64_t send_observed() const { return send_observed_; }
+  const SimFoldClock& fold_clock() const { return *clock_; }
   size_t unacked() const { return unacked_.size(); }
   bool connected() const { return network_->up(client_id_); }
   // True when anything reached this client since the last TakeDirty() (the step checks skip
@@ -84,6 +125,11 @@ class SimClient : public OptimisticSource {
   void SendPush(int64_t mid, int attempt);
   void TraceLine(nlohmann::json j);
   void Count(const std::string& name) { ++(*counters_)[name]; }
+  void MarkDirty() {
+    dirty_ = true;
+    local_dirty_ = true;
+  }
+  void SyncBackendCounters();
 
   int index_;
   std::string client_id_;
@@ -104,6 +150,19 @@ class SimClient : public OptimisticSource {
   int64_t last_boot_id_ = 0;
   bool reconnect_scheduled_ = false;
   bool dirty_ = true;
+  bool local_dirty_ = true;
+  Schema schema_;  // the backend's (client) schema
+  std::map<int64_t, std::pair<std::string, Ast>> local_views_;
+  std::map<std::string, std::map<std::string, RowValues>> local_rows_;
+  bool in_invoke_ = false;
+  std::vector<int64_t> invoke_sends_;
+  int64_t fold_invokes_ = 0;
+  int64_t fold_flushes_ = 0;
+  int64_t send_observed_ = 0;
+  int64_t seen_overflows_ = 0;
+  int64_t seen_schema_rejections_ = 0;
+  int64_t seen_superseded_ = 0;
+  std::unique_ptr<SimFoldClock> clock_;  // before backend_: the backend holds timers on it
 
   std::function<void(int64_t, const NormalizedEvent&)> on_normalized_;
   std::function<void(const ProgressFrame&)> on_progress_;

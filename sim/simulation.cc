@@ -1,8 +1,12 @@
 // simulation.cc — see simulation.h.
 #include "sim/simulation.h"
 
+#include <algorithm>
+#include <set>
+
 #include "engine/str_util.h"
 #include "oracles/authority_model.h"
+#include "oracles/diff.h"
 #include "oracles/plain_store.h"
 #include "sim/query_resolution.h"
 #include "sim/workload_mutators.h"
@@ -50,6 +54,13 @@ void Simulation::Setup() {
     return;
   }
   schema_ = *schema;
+  // Clients also hold the local-only UI tables; the authority (and schema_) never knows them.
+  auto client_schema = LoadClientSchema();
+  if (!client_schema.ok()) {
+    setup_status_ = client_schema.status();
+    return;
+  }
+  client_schema_ = *std::move(client_schema);
   client_mutators_ = ClientMutators();
   const ScenarioConfig& config = scenario_.config;
   std::map<std::string, std::string> user_of;
@@ -65,18 +76,22 @@ void Simulation::Setup() {
           const int64_t sent = queue_.now_ms();
           const std::string label(FrameToTrace(frame).value("frame", "frame"));
           if (label == "progress") {
-            network_->SendToClient(client, [c, frame = std::move(frame)] { c->Receive(frame); });
+            network_->SendToClient(client, [this, c, frame = std::move(frame)] { Deliver(c, frame); });
             return;
           }
           network_->SendToClient(client, [this, c, sent, label, frame = std::move(frame)] {
             timeline_->Message("authority", c->client_id(), sent, queue_.now_ms(), label);
-            c->Receive(frame);
+            Deliver(c, frame);
           });
           return;
         }
-        network_->SendToClient(client, [c, frame = std::move(frame)] { c->Receive(frame); });
+        network_->SendToClient(client, [this, c, frame = std::move(frame)] { Deliver(c, frame); });
       },
       &counters_);
+  // Projection (daemon.h): a deterministic function of the run seed (Rng fork "projection") —
+  // a third of the runs ship full rows only; the others project (and sometimes widen) hellos.
+  daemon_->SetProjectionPolicy(SimProjectionPolicy(root_.Fork("projection")));
+  opt_props_ = std::make_unique<props::OptimisticInvariants>(config.buffer_cap);
   if (auto s = daemon_->Seed(scenario_.seed_rows); !s.ok()) {
     setup_status_ = s;
     return;
@@ -88,7 +103,8 @@ void Simulation::Setup() {
               {"faults", scenario_.faults.size()}});
   for (int i = 0; i < config.clients; ++i) {
     OptimisticOptions opts;
-    opts.schema = schema_;
+    opts.schema = client_schema_;
+    opts.local_tables = LocalTableNames();
     opts.mutators = client_mutators_;
     opts.buffer_cap = config.buffer_cap;
     auto client = std::make_unique<SimClient>(i, StrCat("c", i), ClientUserId(i), std::move(opts),
@@ -96,6 +112,7 @@ void Simulation::Setup() {
                                               &counters_, root_.Fork(StrCat("client", i)),
                                               ClientTiming{});
     by_id_[client->client_id()] = client.get();
+    opt_props_->Attach(client->client_id(), &client->backend(), /*observe_sends=*/false);
     clients_.push_back(std::move(client));
   }
   for (auto& c : clients_) {
@@ -146,11 +163,85 @@ void Simulation::Act(const ScenarioAction& action) {
       if (timeline_) timeline_->Mark(lane, queue_.now_ms(), "release", "action");
       return;
     }
+    case ScenarioAction::Kind::kMutateFolded: {
+      Count("action.mutate_folded");
+      const int64_t before = client->backend().inspect().next_mid;
+      const int64_t flushes = client->fold_flushes();
+      FoldOptions opts;
+      opts.key = action.fold_key;
+      opts.debounce_ms = action.debounce_ms;
+      opts.max_wait_ms = action.max_wait_ms;
+      opts.defer_across_writes = action.defer_across_writes;
+      auto key = client->InvokeFolded(action.name, action.args, opts);
+      if (key.ok()) opt_props_->OnInvokeFolded(lane, *key, action.args);  // fold-wire's record
+      if (timeline_) {
+        timeline_->Mark(lane, queue_.now_ms(),
+                        StrCat(action.name, " (folded)", key.ok() ? "" : " (rejected)"), "action");
+      }
+      const int64_t dealt = client->backend().inspect().next_mid - before;
+      if (dealt != client->fold_flushes() - flushes) {
+        Fail({"gapless-mids", StrCat(lane, ": folded invoke of ", action.name, " moved nextMid by ",
+                                     dealt, " with ", client->fold_flushes() - flushes,
+                                     " fold flushes (a folded invoke deals mids only at flush)")});
+        return;
+      }
+      if (!key.ok()) {
+        Count("action.fold_rejected");
+        // The workload's blind keyed writers are fold-legal: the read trap must not fire.
+        static const std::set<std::string> kFoldLegal = {"editTitle", "setStatus", "setPriority",
+                                                         "setOwner", "editComment"};
+        if (kFoldLegal.contains(action.name)) {
+          Fail({"fold", StrCat(lane, ": folded ", action.name, " ", action.args.dump(),
+                               " refused: ", key.status().message())});
+        }
+      }
+      return;
+    }
+    case ScenarioAction::Kind::kFlushFolds: {
+      Count("action.flush_folds");
+      client->FlushFolds();
+      if (!client->backend().OpenFolds().empty()) {
+        Fail({"fold", StrCat(lane, ": FlushFolds left ", client->backend().OpenFolds().size(),
+                             " fold windows open")});
+      }
+      if (timeline_) timeline_->Mark(lane, queue_.now_ms(), "flush folds", "action");
+      return;
+    }
+    case ScenarioAction::Kind::kWriteLocal: {
+      Count("action.write_local");
+      bool synced = false;
+      for (const LocalOp& o : action.ops) synced = synced || o.kind == LocalOp::Kind::kSyncedWrite;
+      auto n = client->WriteLocal(action.ops);
+      if (timeline_) timeline_->Mark(lane, queue_.now_ms(), "write local", "action");
+      if (n.ok()) {
+        if (*n == 0) Count("action.write_local_noop");
+        return;
+      }
+      if (synced && n.status().code() != absl::StatusCode::kInternal) {
+        Count("action.write_local_rejected");
+        return;
+      }
+      Fail({"local-tables", StrCat(lane, ": write_local: ", n.status().message())});
+      return;
+    }
+    case ScenarioAction::Kind::kLocalView: {
+      Count("action.local_view");
+      auto qid = client->LocalView(action.local_query);
+      if (!qid.ok()) {
+        Fail({"workload", StrCat(lane, ": local view ", action.local_query,
+                                 " failed: ", qid.status().message())});
+        return;
+      }
+      handle_qid_[{action.client, action.handle}] = *qid;
+      if (timeline_) timeline_->Mark(lane, queue_.now_ms(), StrCat("local view ", action.local_query), "action");
+      return;
+    }
     case ScenarioAction::Kind::kMutate:
       break;
   }
   Count(StrCat("action.", action.name));
   const int64_t before = client->backend().inspect().next_mid;
+  const int64_t flushes_before = client->fold_flushes();
   auto mid = client->Invoke(action.name, action.args);
   if (timeline_) {
     timeline_->Mark(lane, queue_.now_ms(),
@@ -160,7 +251,8 @@ void Simulation::Act(const ScenarioAction& action) {
   }
   if (!mid.ok()) {
     Count("action.client_rejected");
-    if (client->backend().inspect().next_mid != before) {
+    // Only an overlapping fold flushed ahead of it may have dealt mids (flush-on-enqueue).
+    if (client->backend().inspect().next_mid != before + client->fold_flushes() - flushes_before) {
       Fail({"gapless-mids", StrCat(lane, ": mutator ", action.name,
                                    " failed yet consumed a mid (nextMid ", before, " → ",
                                    client->backend().inspect().next_mid, ")")});
@@ -182,6 +274,12 @@ void Simulation::Inject(const ScenarioFault& fault) {
     }
     case ScenarioFault::Kind::kAuthorityRestart:
       Count("fault.authority_restart");
+      for (auto& c : clients_) {
+        if (!c->backend().OpenFolds().empty()) {
+          Count("fault.authority_restart_mid_fold");  // a fold window open on some client
+          break;
+        }
+      }
       trace_.Add({{"ev", "restart"}, {"t", now}});
       if (timeline_) timeline_->Mark("authority", now, "restart", "fault");
       daemon_->Restart();
@@ -196,6 +294,28 @@ void Simulation::Inject(const ScenarioFault& fault) {
       if (timeline_) timeline_->Span(c->client_id(), now, now + fault.duration_ms, "partition");
       network_->Partition(c->client_id(), fault.duration_ms);
       c->LinkBroken();
+      return;
+    }
+    case ScenarioFault::Kind::kResubscribeStorm: {
+      Count("fault.resubscribe_storm");
+      const int idx = fault.client;
+      if (timeline_) {
+        timeline_->Span(clients_[static_cast<size_t>(idx)]->client_id(), now,
+                        now + kStormGapMs * std::max<int64_t>(fault.count - 1, 0) + 1,
+                        "resubscribe storm");
+      }
+      for (int64_t k = 0; k < fault.count; ++k) {
+        queue_.Schedule(k * kStormGapMs, [this, idx] {
+          if (healed_) return;
+          Count("fault.resubscribe_cycle");
+          const std::map<int64_t, int64_t> moved =
+              clients_[static_cast<size_t>(idx)]->ResubscribeAll();
+          for (auto& [key, qid] : handle_qid_) {
+            if (key.first != idx) continue;
+            if (auto m = moved.find(qid); m != moved.end()) qid = m->second;
+          }
+        });
+      }
       return;
     }
     case ScenarioFault::Kind::kProgressStarvation:
@@ -232,6 +352,21 @@ void Simulation::ObserveProcessed() {
   }
 }
 
+void Simulation::Deliver(SimClient* c, const ServerFrame& frame) {
+  switch (frame.kind) {
+    case ServerFrame::Kind::kWelcome:
+      opt_props_->OnWelcome(c->client_id(), frame.boot_id);
+      break;
+    case ServerFrame::Kind::kData:
+      opt_props_->OnData(c->client_id(), frame.qid, frame.event, frame.epoch);
+      break;
+    case ServerFrame::Kind::kProgress:
+      opt_props_->OnProgress(c->client_id(), frame.cv_min);
+      break;
+  }
+  c->Receive(frame);
+}
+
 std::optional<props::Violation> Simulation::CheckStep() {
   if (!daemon_->health().ok()) {
     return props::Violation{"authority-health", std::string(daemon_->health().message())};
@@ -262,8 +397,12 @@ std::optional<props::Violation> Simulation::CheckStep() {
         return viol;
       }
     }
-    if (auto viol = props::CheckHeadIsSyncPlusPending(c->client_id(), b.engine(), schema_,
-                                                      b.pending(), client_mutators_)) {
+    // Skipped only inside the accepted §4.2 reorder window (a write overtook an open fold it
+    // interacts with); the next reconcile re-derives head and the check resumes.
+    if (b.head_reordered()) {
+      Count("check.head_reordered_skip");
+    } else if (auto viol = props::CheckHeadIsSyncPlusPending(c->client_id(), b.engine(), schema_,
+                                                             b.pending(), client_mutators_)) {
       return viol;
     }
     // Feed the ledger oracle: newly issued mids, and the confirmation watermark.
@@ -289,6 +428,15 @@ std::optional<props::Violation> Simulation::CheckStep() {
       }
       ++expect;
     }
+    // Seed-002 axes, gate model, fold wire, replay order (optimistic_invariants.h).
+    std::map<int64_t, props::ViewInfo> infos;
+    for (const auto& [qid, view] : c->views()) {
+      infos[qid] = props::ViewInfo{view.first.Key(), AstTables(view.second)};
+    }
+    for (const auto& [qid, view] : c->local_views()) {
+      infos[qid] = props::ViewInfo{std::nullopt, AstTables(view.second)};
+    }
+    if (auto viol = opt_props_->Check(c->client_id(), b, infos, c->sent())) return viol;
   }
   if (!daemon_->TakeDirty()) return std::nullopt;
   // The authority's own views.
@@ -332,14 +480,27 @@ std::optional<props::Violation> Simulation::CheckQuiescence() {
                                      " but the authority processed through ",
                                      daemon_->lmid(c->client_id()))};
     }
+    // Under projection a client holds, per row, only the columns its live subscriptions ship:
+    // compare against the authority's store masked the same way (daemon.h Coverage).
+    const props::Coverage coverage = daemon_->Coverage(c->client_id());
+    const PlainTables masked = props::MaskStore(store, coverage, /*covered_only=*/false);
     for (const auto& [qid, view] : c->views()) {
       const ResultView* v = b.View(qid);
       if (v == nullptr) continue;
       if (auto viol = props::CheckTreeMatchesFresh(
               StrCat(c->client_id(), " view ", qid, " (", view.first.name, ") vs authority"),
-              v->Tree(), view.second, store, schema_, "convergence")) {
+              v->Tree(), view.second, masked, schema_, "convergence")) {
         return viol;
       }
+    }
+    // Its synced tables are exactly the authority's footprint of its queries, masked (SPEC §4.2).
+    const PlainTables footprint = props::MaskStore(store, coverage, /*covered_only=*/true);
+    const PlainTables synced = props::PlainTablesOf(b.engine(), schema_, /*sync=*/true);
+    if (!PlainTablesEqual(footprint, synced)) {
+      return props::Violation{
+          "convergence", StrCat(c->client_id(), ": synced rows differ from the authority's masked "
+                                                "footprint: ",
+                                JsonDiff(PlainTablesToJson(footprint), PlainTablesToJson(synced)))};
     }
   }
   // The authority's store equals the sequential replay of its processed log (authority model).
@@ -381,6 +542,15 @@ std::optional<props::Violation> Simulation::CheckQuiescence() {
   return std::nullopt;
 }
 
+// Local-only tables and views (SimClient::CheckLocal): the engine's local rows are what the
+// client wrote; every local-only view equals the fresh query over the client's head.
+std::optional<props::Violation> Simulation::CheckLocal() {
+  for (auto& c : clients_) {
+    if (auto v = c->CheckLocal()) return v;
+  }
+  return std::nullopt;
+}
+
 RunResult Simulation::Run() {
   if (setup_status_.ok()) Setup();
   if (!setup_status_.ok()) {
@@ -393,6 +563,10 @@ RunResult Simulation::Run() {
     ++step_;
     if (timeline_) ObserveProcessed();
     if (auto v = CheckStep()) {
+      Fail(*v);
+      break;
+    }
+    if (auto v = CheckLocal()) {
       Fail(*v);
       break;
     }

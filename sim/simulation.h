@@ -15,6 +15,16 @@
 // Action semantics: a retain opens a view and remembers its handle; a release of a handle with
 // no open view is a no-op (counted as action.release_noop); a mutate invokes the named mutator
 // with the recorded args — a mutator that fails client-side consumes no mid (checked).
+// mutate_folded → InvokeFolded (a fold-legal workload mutator refused fails `fold`; nextMid may
+// move only by fold flushes), flush_folds → FlushFolds (no window may stay open: `fold`),
+// write_local → SimClient::WriteLocal (a valid batch refused, or an illegal synced_write batch
+// accepted, fails `local-tables`), local_view → a local-only view under the action's handle.
+// resubscribe_storm: `count` cycles kStormGapMs apart, each releasing every remote view of the
+// client and re-retaining it (handles follow their views). Clients run the client schema
+// (app + local UI tables, workload_schema.h) with a SimFoldClock; the authority and every
+// property check over app tables use the app schema. After CheckStep, CheckLocal compares each
+// client's local tables with what it wrote (`local-rows`) and its local-only views with the
+// fresh oracle over its head (`view==fresh`).
 // Scheduling order at equal virtual times: actions (file order), faults (file order), heal.
 #pragma once
 
@@ -27,6 +37,7 @@
 
 #include "oracles/ledger_oracle.h"
 #include "properties/invariants.h"
+#include "properties/optimistic_invariants.h"
 #include "sim/daemon.h"
 #include "sim/event_queue.h"
 #include "sim/network.h"
@@ -53,6 +64,7 @@ class Simulation {
   void Heal();
   std::optional<props::Violation> CheckStep();
   std::optional<props::Violation> CheckQuiescence();
+  std::optional<props::Violation> CheckLocal();  // local-only tables and views, every step
   void ObserveProcessed();
   void Fail(const props::Violation& v);
   void Count(const std::string& name) { ++counters_[name]; }
@@ -63,7 +75,8 @@ class Simulation {
   EventQueue queue_;
   Trace trace_;
   std::map<std::string, int64_t> counters_;
-  Schema schema_;
+  Schema schema_;         // the app schema: the authority's, and every property check's
+  Schema client_schema_;  // schema_ + the local-only UI tables (workload_schema.h)
   std::map<std::string, Mutator> client_mutators_;
   std::unique_ptr<Network> network_;
   std::unique_ptr<DaemonAuthority> daemon_;
@@ -80,6 +93,10 @@ class Simulation {
   int64_t step_ = 0;
   RunResult result_;
   absl::Status setup_status_;
+  // Seed-002 optimistic properties with memory across steps (properties/optimistic_invariants.h),
+  // fed by Deliver (the delivery tap on every server frame) and the backends' observers.
+  void Deliver(SimClient* c, const ServerFrame& frame);
+  std::unique_ptr<props::OptimisticInvariants> opt_props_;
 };
 
 }  // namespace rindle::sim

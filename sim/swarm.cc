@@ -19,7 +19,14 @@ nlohmann::json SwarmDraw::ToJson() const {
           {"partition_ms_max", partition_ms_max},
           {"starvation_ms_max", starvation_ms_max},
           {"network_faults",
-           {{"push_loss", push_loss}, {"push_dup", push_dup}, {"ack_loss", ack_loss}}}};
+           {{"push_loss", push_loss}, {"push_dup", push_dup}, {"ack_loss", ack_loss}}},
+          {"fold_per_mille", fold_per_mille},
+          {"flush_folds_per_mille", flush_folds_per_mille},
+          {"write_local_per_mille", write_local_per_mille},
+          {"local_view_per_mille", local_view_per_mille},
+          {"navigate_per_mille", navigate_per_mille},
+          {"same_query_per_mille", same_query_per_mille},
+          {"restart_in_fold_per_mille", restart_in_fold_per_mille}};
 }
 
 SwarmDraw DrawSwarm(Rng& rng, bool swarm) {
@@ -31,6 +38,7 @@ SwarmDraw DrawSwarm(Rng& rng, bool swarm) {
                       {"authority_restart", static_cast<int>(rng.Range(0, 2))},
                       {"partition", static_cast<int>(rng.Range(0, 2))},
                       {"progress_starvation", static_cast<int>(rng.Range(0, 2))}};
+    d.fault_counts["resubscribe_storm"] = static_cast<int>(rng.Range(0, 1));
     return d;
   }
   // Mutators: each on with probability 1/2, weight 1..20; at least one stays on.
@@ -64,6 +72,18 @@ SwarmDraw DrawSwarm(Rng& rng, bool swarm) {
   d.push_loss = rng.Chance(1, 2);
   d.push_dup = rng.Chance(1, 2);
   d.ack_loss = rng.Chance(1, 2);
+  // The newer knobs (drawn last: the older draws of a seed stay as they were).
+  auto maybe = [&rng](int64_t lo, int64_t hi) {
+    return rng.Chance(1, 2) ? static_cast<uint32_t>(rng.Range(lo, hi)) : 0u;
+  };
+  d.fold_per_mille = maybe(20, 150);
+  d.flush_folds_per_mille = maybe(5, 50);
+  d.write_local_per_mille = maybe(20, 150);
+  d.local_view_per_mille = maybe(10, 60);
+  d.navigate_per_mille = maybe(200, 1000);
+  d.same_query_per_mille = maybe(100, 500);
+  d.restart_in_fold_per_mille = maybe(300, 1000);
+  d.fault_counts["resubscribe_storm"] = rng.Chance(1, 2) ? static_cast<int>(rng.Range(1, 3)) : 0;
   return d;
 }
 

@@ -11,6 +11,17 @@
 //   partition_ms_max, starvation_ms_max   longest window of those faults, virtual ms
 //   network_faults      whether push loss / push duplication / ack loss stay enabled (rates
 //                       themselves are the config draw's; a disabled one is set to 0)
+//   fold_per_mille      share of slots that start a burst of folded invokes (mutate_folded)
+//   flush_folds_per_mille   share that flush the client's open folds
+//   write_local_per_mille   share that write the local UI tables (write_local)
+//   local_view_per_mille    share that open a local-only view (local_view)
+//   navigate_per_mille  share of releases followed within 30ms by a retain (navigation churn)
+//   same_query_per_mille    share of retains that re-retain a query already live on the client
+//                       (the refcount path)
+//   restart_in_fold_per_mille   share of authority_restart faults placed inside an open fold
+//                       window (within debounce_ms after a mutate_folded)
+// The new kinds (folds, local tables, navigation, resubscribe_storm) are drawn after the older
+// ones from the same Rng, so the older draws of a seed are unchanged.
 // DrawSwarm(rng, true) turns each mutator, action kind and fault kind on with probability 1/2
 // (at least one mutator stays on) and draws weights 1..20 and counts 1..max for the enabled
 // ones. DrawSwarm(rng, false) is the default mix (DefaultWorkloadMix, retain 80‰, release 60‰,
@@ -39,9 +50,18 @@ struct SwarmDraw {
   bool push_loss = true;
   bool push_dup = true;
   bool ack_loss = true;
+  uint32_t fold_per_mille = 60;
+  uint32_t flush_folds_per_mille = 15;
+  uint32_t write_local_per_mille = 60;
+  uint32_t local_view_per_mille = 20;
+  uint32_t navigate_per_mille = 500;
+  uint32_t same_query_per_mille = 200;
+  uint32_t restart_in_fold_per_mille = 500;
 
   // {"swarm": bool, "mutators": {name: weight}, "retain_per_mille", "release_per_mille",
-  //  "faults": {kind: count}, "partition_ms_max", "starvation_ms_max", "network_faults": {...}}
+  //  "faults": {kind: count}, "partition_ms_max", "starvation_ms_max", "network_faults": {...},
+  //  "fold_per_mille", "flush_folds_per_mille", "write_local_per_mille", "local_view_per_mille",
+  //  "navigate_per_mille", "same_query_per_mille", "restart_in_fold_per_mille"}
   nlohmann::json ToJson() const;
 };
 

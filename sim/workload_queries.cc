@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/str_join.h"
+#include "engine/ast_json.h"
 
 namespace rindle::sim {
 namespace {
@@ -302,6 +303,32 @@ std::vector<RemoteQuery> WorkloadQueries() {
       page(50, json::array({facet("tag", "bug")})),
       page(50, json::array({facet("comment", "repro")})),
   };
+}
+
+std::vector<std::string> LocalQueryNames() { return {"drafts", "liveDrafts", "selection"}; }
+
+absl::StatusOr<Ast> BuildLocalQuery(std::string_view name) {
+  const char* text = nullptr;
+  if (name == "drafts") {
+    text = R"({"table": "drafts", "orderBy": [["issueId", "asc"], ["id", "asc"]]})";
+  } else if (name == "selection") {
+    text = R"({"table": "selection", "orderBy": [["id", "asc"]],
+               "related": [{"correlation": {"parentField": ["issueId"], "childField": ["id"]},
+                            "subquery": {"table": "issue", "alias": "issue",
+                                         "orderBy": [["id", "asc"]]}}]})";
+  } else if (name == "liveDrafts") {
+    text = R"({"table": "drafts", "orderBy": [["id", "asc"]],
+               "where": {"type": "correlatedSubquery", "op": "EXISTS",
+                         "related": {"correlation": {"parentField": ["issueId"],
+                                                     "childField": ["id"]},
+                                     "subquery": {"table": "issue", "alias": "zsubq_issue",
+                                                  "orderBy": [["id", "asc"]]}}}})";
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat("unknown local query \"", std::string(name),
+                                                   "\" (known: ", absl::StrJoin(LocalQueryNames(), ", "),
+                                                   ")"));
+  }
+  return ParseAstText(text);
 }
 
 }  // namespace rindle::sim

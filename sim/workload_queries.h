@@ -26,6 +26,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -49,5 +50,15 @@ absl::StatusOr<Ast> BuildNamedQuery(const RemoteQuery& q, const QueryContext& ct
 // seed data overflows), owner/tag/comment EXISTS facets (last), myIssues, issueDetail of two seed
 // issues (i001, i002 of SeedData), recentComments (30 and 5), tagOptions, users. Fixed order.
 std::vector<RemoteQuery> WorkloadQueries();
+
+// Local-only views a simulated client registers without a remote (RegisterQuery(qid, ast)) over
+// its local UI tables (workload_schema.h), some relating synced rows:
+//   drafts      drafts, issueId asc, id asc
+//   selection   selection by id, related `issue` (the selected issue row, if the client has it)
+//   liveDrafts  drafts whose issue the client holds (EXISTS issue where id = issueId), by id
+// Their expected value is the client's own local rows (plus its synced rows for the relations).
+std::vector<std::string> LocalQueryNames();
+// Errors: an unknown name (InvalidArgument listing the known ones).
+absl::StatusOr<Ast> BuildLocalQuery(std::string_view name);
 
 }  // namespace rindle::sim

@@ -31,4 +31,33 @@ absl::StatusOr<Schema> LoadSchemaFile(std::string_view path) {
 
 absl::StatusOr<Schema> LoadAppSchema() { return LoadSchemaFile(AppSchemaPath()); }
 
+Schema LocalTableSpecs() {
+  auto str = [](const char* name) { return ColumnSpec{name, ColumnType::kString, false}; };
+  Schema s;
+  s[kDraftsTable] = TableSpec{{str("id"), str("issueId"), str("body")}, {0}};
+  s[kSelectionTable] = TableSpec{{str("id"), str("issueId")}, {0}};
+  return s;
+}
+
+std::set<std::string> LocalTableNames() {
+  std::set<std::string> names;
+  for (const auto& [name, spec] : LocalTableSpecs()) names.insert(name);
+  return names;
+}
+
+absl::StatusOr<Schema> LoadClientSchema() {
+  absl::StatusOr<Schema> app = LoadAppSchema();
+  if (!app.ok()) return app.status();
+  Schema s = *std::move(app);
+  for (auto& [name, spec] : LocalTableSpecs()) {
+    if (s.contains(name)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          AppSchemaPath(), ": the app schema already has a table \"", name,
+          "\", which the simulator's client schema reserves for a local-only table"));
+    }
+    s[name] = spec;
+  }
+  return s;
+}
+
 }  // namespace rindle::sim

@@ -13,8 +13,15 @@
 //
 //   absl::StatusOr<Schema> schema = LoadAppSchema();
 //   const TableSpec& issue = schema->at("issue");
+//
+// Local-only UI tables (201-LOCAL-ONLY-TABLES), client side only: the simulator's CLIENT schema is
+// the app schema plus `drafts [id, issueId, body]` (an unsent comment draft per issue) and
+// `selection [id, issueId]` (which issues a UI pane has selected), every column a NOT NULL string,
+// pk `id`. Every simulated client registers them as local (OptimisticOptions::local_tables); the
+// authority never knows them and fixtures/app/ stays the app's recorded schema.
 #pragma once
 
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -30,6 +37,10 @@ inline constexpr int kIssueId = 0, kIssueTitle = 1, kIssueStatus = 2, kIssuePrio
 inline constexpr int kCommentId = 0, kCommentIssueId = 1, kCommentAuthorId = 2, kCommentBody = 3,
                      kCommentCreatedAt = 4;
 inline constexpr int kTagId = 0, kTagIssueId = 1, kTagName = 2;
+inline constexpr char kDraftsTable[] = "drafts";
+inline constexpr char kSelectionTable[] = "selection";
+inline constexpr int kDraftId = 0, kDraftIssueId = 1, kDraftBody = 2;
+inline constexpr int kSelectionId = 0, kSelectionIssueId = 1;
 
 // Path of the app schema fixture: RINDLE_FIXTURES_DIR "/app/app-schema.json".
 std::string AppSchemaPath();
@@ -40,5 +51,13 @@ absl::StatusOr<Schema> LoadSchemaFile(std::string_view path);
 
 // LoadSchemaFile(AppSchemaPath()).
 absl::StatusOr<Schema> LoadAppSchema();
+
+// The local-only tables' specs (drafts, selection) and their names.
+Schema LocalTableSpecs();
+std::set<std::string> LocalTableNames();
+
+// LoadAppSchema() plus LocalTableSpecs(): what every simulated client's backend registers.
+// Errors: those of LoadAppSchema, or an app table already named like a local one.
+absl::StatusOr<Schema> LoadClientSchema();
 
 }  // namespace rindle::sim

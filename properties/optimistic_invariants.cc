@@ -1,0 +1,301 @@
+#include "properties/optimistic_invariants.h"
+
+#include <algorithm>
+
+#include "engine/str_util.h"
+
+namespace rindle::props {
+
+namespace {
+
+std::string FoldName(const std::string& fold_key) {
+  return fold_key.substr(0, fold_key.find('\0'));
+}
+
+std::string Printable(const std::string& fold_key) {
+  std::string out = fold_key;
+  std::replace(out.begin(), out.end(), '\0', '|');
+  return out;
+}
+
+}  // namespace
+
+void OptimisticInvariants::Attach(const std::string& client, OptimisticBackend* backend,
+                                  bool observe_sends) {
+  Client& c = At(client);
+  c.backend = backend;
+  c.observe_sends = observe_sends;
+  Client* cp = &c;  // std::map nodes are stable
+  backend->SetResultTypeObserver(
+      [cp](int64_t qid, ResultType t) { cp->rt_calls.emplace_back(qid, t); });
+  backend->SetPendingObserver([cp](int64_t qid, bool p) { cp->pending_calls.emplace_back(qid, p); });
+  backend->SetReplayObserver([cp, backend](const PendingMutation& p, bool ok) {
+    cp->replays.push_back(Client::Replay{backend->reconcile_cycles(), p, ok});
+  });
+  if (observe_sends) {
+    backend->SetSendObserver([cp](const MutationEnvelope& e) { cp->sends.push_back(e); });
+  }
+}
+
+void OptimisticInvariants::OnWelcome(const std::string& client, int64_t boot_id) {
+  Client& c = At(client);
+  if (c.backend == nullptr) return;
+  if (c.last_boot != 0 && boot_id != c.last_boot) {
+    // OnRestart: the gate resets (buffer and appliedCv).
+    c.buffer.clear();
+    c.applied_cv = 0;
+  }
+  c.last_boot = boot_id;
+}
+
+void OptimisticInvariants::OnData(const std::string& client, int64_t qid,
+                                  const NormalizedEvent& ev, int64_t epoch) {
+  Client& c = At(client);
+  if (c.backend == nullptr || !c.backend->health().ok()) return;
+  if (qid != kLmidQid && !c.src_to_key.contains(qid)) return;  // no live sub: ignored
+  if (ev.type == NormalizedEvent::Type::kHello) {
+    const size_t before = c.buffer.size();
+    std::erase_if(c.buffer, [qid](const ShadowFrame& f) { return f.qid == qid; });
+    c.superseded += static_cast<int64_t>(before - c.buffer.size());
+    c.epoch[qid] = epoch;
+    return;
+  }
+  if (ev.type == NormalizedEvent::Type::kBatch && ev.cv <= c.applied_cv) return;  // stale
+  c.buffer.push_back({ev.cv, qid, ev.type == NormalizedEvent::Type::kSnapshot, epoch});
+  if (c.buffer.size() > buffer_cap_) c.buffer.clear();  // overflow: the client re-subscribes
+}
+
+void OptimisticInvariants::OnProgress(const std::string& client, int64_t cv_min) {
+  Client& c = At(client);
+  if (c.backend == nullptr || !c.backend->health().ok()) return;
+  std::vector<ShadowFrame> keep;
+  for (const ShadowFrame& f : c.buffer) {
+    if (f.cv > cv_min) {
+      keep.push_back(f);
+      continue;
+    }
+    ++frames_released_;
+    const int64_t current = c.epoch.contains(f.qid) ? c.epoch.at(f.qid) : 0;
+    if (f.epoch != current) {
+      Defer(c, {"superseded-epoch",
+                StrCat(client, ": qid ", f.qid, " released a frame (cv ", f.cv, ") of epoch ",
+                       f.epoch, " after the epoch-", current, " hello")});
+    }
+    if (f.snapshot && f.qid != kLmidQid) {
+      auto k = c.src_to_key.find(f.qid);
+      if (k != c.src_to_key.end()) c.subs.at(k->second).hydrated = true;
+    }
+  }
+  c.buffer = std::move(keep);
+  c.applied_cv = std::max(c.applied_cv, cv_min);
+}
+
+void OptimisticInvariants::OnInvokeFolded(const std::string& client, const std::string& fold_key,
+                                          const nlohmann::json& args) {
+  At(client).windows[fold_key] = args;
+}
+
+void OptimisticInvariants::SyncViews(Client& c, const std::map<int64_t, ViewInfo>& views) {
+  std::map<std::string, std::vector<int64_t>> old_by_key, new_by_key;
+  for (const auto& [qid, v] : c.views) {
+    if (v.remote_key) old_by_key[*v.remote_key].push_back(qid);
+  }
+  for (const auto& [qid, v] : views) {
+    if (v.remote_key) new_by_key[*v.remote_key].push_back(qid);
+  }
+  std::set<std::string> keys;
+  for (const auto& [k, q] : old_by_key) keys.insert(k);
+  for (const auto& [k, q] : new_by_key) keys.insert(k);
+  for (const std::string& key : keys) {
+    bool survives = false;
+    if (auto o = old_by_key.find(key); o != old_by_key.end()) {
+      for (int64_t q : o->second) survives = survives || views.contains(q);
+    }
+    if (survives) continue;
+    // Every old view of the key is gone: its sub (if any) was unregistered, buffer dropped.
+    if (auto s = c.subs.find(key); s != c.subs.end()) {
+      const int64_t src = s->second.source_qid;
+      std::erase_if(c.buffer, [src](const ShadowFrame& f) { return f.qid == src; });
+      c.src_to_key.erase(src);
+      c.epoch.erase(src);
+      c.subs.erase(s);
+    }
+    auto n = new_by_key.find(key);
+    if (n == new_by_key.end()) continue;
+    const int64_t src = *std::min_element(n->second.begin(), n->second.end());
+    c.subs[key] = Sub{src, false};
+    c.src_to_key[src] = key;
+  }
+  c.views = views;
+}
+
+MaybeViolation OptimisticInvariants::Check(const std::string& client,
+                                           const OptimisticBackend& b,
+                                           const std::map<int64_t, ViewInfo>& views,
+                                           const std::map<int64_t, MutationEnvelope>& sent) {
+  Client& c = At(client);
+  if (c.deferred) return c.deferred;
+  if (!b.health().ok()) return std::nullopt;  // client-health reports it
+  const Inspect insp = b.inspect();
+
+  // --- gate model / superseded epochs (before the view sync: frames arrived under the old set).
+  if (b.schema_rejections() != 0) {
+    return Violation{"gate-model", StrCat(client, ": the backend rejected ", b.schema_rejections(),
+                                          " hello(s) from the honest authority")};
+  }
+  if (b.superseded_frames_dropped() != c.superseded) {
+    return Violation{"superseded-epoch",
+                     StrCat(client, ": the backend dropped ", b.superseded_frames_dropped(),
+                            " superseded frame(s) at hellos; the shadow gate dropped ",
+                            c.superseded)};
+  }
+  SyncViews(c, views);
+  if (insp.buffered_frames != c.buffer.size()) {
+    return Violation{"gate-model", StrCat(client, ": the backend buffers ", insp.buffered_frames,
+                                          " frame(s); the shadow gate ", c.buffer.size())};
+  }
+
+  // --- observers → shadows (transitions only).
+  for (const auto& [qid, t] : c.rt_calls) {
+    auto it = c.rt_shadow.find(qid);
+    if (it != c.rt_shadow.end() && it->second == t) {
+      return Violation{"result-type", StrCat(client, " view ", qid, ": the observer fired ",
+                                             ResultTypeName(t), " without a transition")};
+    }
+    c.rt_shadow[qid] = t;
+  }
+  for (const auto& [qid, p] : c.pending_calls) {
+    auto it = c.pending_shadow.find(qid);
+    if (it != c.pending_shadow.end() && it->second == p) {
+      return Violation{"pending-axis", StrCat(client, " view ", qid, ": the observer fired ",
+                                              p ? "pending" : "not pending",
+                                              " without a transition")};
+    }
+    c.pending_shadow[qid] = p;
+  }
+  c.rt_calls.clear();
+  c.pending_calls.clear();
+  std::erase_if(c.rt_shadow, [&](const auto& e) { return !views.contains(e.first); });
+  std::erase_if(c.pending_shadow, [&](const auto& e) { return !views.contains(e.first); });
+
+  for (const auto& [qid, v] : views) {
+    // pending axis
+    bool def = false;
+    for (const PendingInspect& p : insp.pending) {
+      for (const std::string& t : p.tables) {
+        def = def || std::find(v.tables.begin(), v.tables.end(), t) != v.tables.end();
+      }
+    }
+    if (b.IsPending(qid) != def) {
+      return Violation{"pending-axis",
+                       StrCat(client, " view ", qid, ": IsPending is ", b.IsPending(qid) ? 1 : 0,
+                              ", by definition (pending tables ",
+                              nlohmann::json(insp.pending_tables).dump(), ") it is ", def ? 1 : 0)};
+    }
+    auto ps = c.pending_shadow.try_emplace(qid, def).first;
+    if (ps->second != def) {
+      return Violation{"pending-axis", StrCat(client, " view ", qid, ": is ",
+                                              def ? "pending" : "not pending",
+                                              " but the observer last said otherwise")};
+    }
+    // result type
+    ResultType want = ResultType::kComplete;
+    if (v.remote_key) {
+      auto s = c.subs.find(*v.remote_key);
+      want = s != c.subs.end() && s->second.hydrated ? ResultType::kComplete
+                                                      : ResultType::kUnknown;
+    }
+    if (b.GetResultType(qid) != want) {
+      return Violation{"result-type",
+                       StrCat(client, " view ", qid, ": GetResultType is ",
+                              ResultTypeName(b.GetResultType(qid)), ", by definition ",
+                              ResultTypeName(want),
+                              v.remote_key ? " (remote view; hydration from the shadow gate)"
+                                           : " (local-only view)")};
+    }
+    auto rs = c.rt_shadow
+                  .try_emplace(qid, v.remote_key ? ResultType::kUnknown : ResultType::kComplete)
+                  .first;
+    if (rs->second != want) {
+      return Violation{"result-type", StrCat(client, " view ", qid, ": is ", ResultTypeName(want),
+                                             " but the observer last said ",
+                                             ResultTypeName(rs->second))};
+    }
+  }
+
+  // --- fold-wire: first-time envelopes gapless in send order; closed windows ship last args.
+  std::vector<MutationEnvelope> fresh;
+  if (c.observe_sends) {
+    fresh = std::move(c.sends);
+    c.sends.clear();
+  } else {
+    for (auto it = sent.upper_bound(c.last_mid); it != sent.end(); ++it) fresh.push_back(it->second);
+  }
+  for (const MutationEnvelope& e : fresh) {
+    if (e.mid != c.last_mid + 1) {
+      return Violation{"fold-wire", StrCat(client, ": first-time envelope mid ", e.mid, " (",
+                                           e.name, ") after mid ", c.last_mid)};
+    }
+    c.last_mid = e.mid;
+  }
+  const std::vector<std::string> open = b.OpenFolds();
+  for (auto it = c.windows.begin(); it != c.windows.end();) {
+    if (std::find(open.begin(), open.end(), it->first) != open.end()) {
+      ++it;
+      continue;
+    }
+    bool shipped = false;
+    nlohmann::json seen = nlohmann::json::array();
+    for (const MutationEnvelope& e : fresh) {
+      if (e.name != FoldName(it->first)) continue;
+      seen.push_back(e.ToJson());
+      shipped = shipped || e.args == it->second;
+    }
+    if (!shipped) {
+      return Violation{"fold-wire", StrCat(client, ": fold ", Printable(it->first),
+                                           " closed without shipping its last args ",
+                                           it->second.dump(), "; sent this step: ", seen.dump())};
+    }
+    it = c.windows.erase(it);
+  }
+
+  // --- replay order: within one reconcile cycle, dealt seqs ascending, then unflushed folds in
+  // creation order.
+  int64_t cycle = -1;
+  int64_t last_seq = 0;
+  bool any_seq = false;
+  bool any_unflushed = false;
+  uint64_t last_unflushed = 0;
+  for (const auto& r : c.replays) {
+    const PendingMutation& p = r.entry;
+    if (r.cycle != cycle) {
+      cycle = r.cycle;
+      any_seq = false;
+      any_unflushed = false;
+    }
+    if (p.seq) {
+      if (any_unflushed) {
+        return Violation{"replay-order", StrCat(client, ": re-invoked ", p.name, " (seq ", *p.seq,
+                                                ") after an unflushed fold")};
+      }
+      if (any_seq && *p.seq <= last_seq) {
+        return Violation{"replay-order", StrCat(client, ": re-invoked seq ", *p.seq,
+                                                " after seq ", last_seq)};
+      }
+      any_seq = true;
+      last_seq = *p.seq;
+    } else {
+      if (any_unflushed && p.id < last_unflushed) {
+        return Violation{"replay-order", StrCat(client, ": unflushed folds re-invoked out of "
+                                                        "creation order (entry ",
+                                                p.id, " after ", last_unflushed, ")")};
+      }
+      any_unflushed = true;
+      last_unflushed = p.id;
+    }
+  }
+  c.replays.clear();
+  return std::nullopt;
+}
+
+}  // namespace rindle::props

@@ -1,0 +1,133 @@
+// optimistic_invariants.h — per-run properties of the optimistic client's seed-002 surface that
+// need memory across steps (SPEC §4.3, §4.4, §4.5; seed 002 §4.1, §5.1, FOLDED-MUTATIONS-DESIGN,
+// PROJECTION-SUPPORT-DESIGN). Holds state: one shadow per client, fed by the backend's observers
+// (installed by Attach), by a delivery tap the simulation calls for every server frame right
+// before the client sees it, and by recording hooks the simulation's actions call. Check() runs
+// after every step; each returns the first violation (property + message) or nullopt.
+//
+//   gate-model       a shadow of the client's coherence gate (seed 002 SourceGate): frames for a
+//                    qid with no live sub are ignored, a hello drops that qid's buffered frames,
+//                    a batch with cv ≤ appliedCv is stale, a snapshot always buffers, > cap
+//                    frames overflow (buffer cleared), progress releases cv ≤ cvMin, a welcome
+//                    with a new boot id resets. Its buffered count must equal the backend's
+//                    inspect().buffered_frames. A hello the honest authority sent must never be
+//                    rejected (schema_rejections() == 0).
+//   superseded-epoch every frame the shadow gate releases carries the epoch of the qid's latest
+//                    hello, and the backend's superseded_frames_dropped() equals the shadow's
+//                    count of frames a hello dropped — a backend that releases a frame from
+//                    before the latest hello keeps it buffered (count and buffer differ).
+//   pending-axis     IsPending(qid) ⇔ some pending entry's touched tables meet the view's tables;
+//                    the pending observer fired exactly on transitions (a shadow value per qid
+//                    rebuilt from the observer calls equals the getter; no call repeats a value).
+//   result-type      GetResultType(qid) == kComplete ⇔ the view is local-only or its sub has
+//                    released a snapshot (hydration from the shadow gate); the observer fired
+//                    exactly on transitions (a late joiner's kComplete notification excepted).
+//   fold-wire        first-time envelopes (send observer, or the sent map) carry mids 1,2,3,...
+//                    in send order; a fold window that closed in a step shipped one envelope with
+//                    the args of the LAST InvokeFolded of that window (OnInvokeFolded records it).
+//   replay-order     within one reconcile (replay observer; a repeated entry id starts the next),
+//                    dealt seqs strictly increase and unflushed folds (seq unset) come after
+//                    every dealt seq, in creation order.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/ast.h"
+#include "nlohmann/json.hpp"
+#include "optimistic/backend.h"
+#include "optimistic/source.h"
+#include "properties/invariants.h"
+
+namespace rindle::props {
+
+// A live local view, as the simulation knows it.
+struct ViewInfo {
+  std::optional<std::string> remote_key;  // RemoteQuery::Key(); nullopt = local-only view
+  std::vector<std::string> tables;        // AstTables of the view's AST
+};
+
+class OptimisticInvariants {
+ public:
+  explicit OptimisticInvariants(size_t buffer_cap) : buffer_cap_(buffer_cap) {}
+
+  // Installs the observers on `backend` (result type, pending, replay; sends when
+  // `observe_sends` — otherwise fold-wire reads SentMids from the caller).
+  void Attach(const std::string& client, OptimisticBackend* backend, bool observe_sends);
+
+  // Delivery tap: each server frame, right before the client's source handles it.
+  void OnWelcome(const std::string& client, int64_t boot_id);
+  void OnData(const std::string& client, int64_t qid, const NormalizedEvent& ev, int64_t epoch);
+  void OnProgress(const std::string& client, int64_t cv_min);
+
+  // Recording hook: a successful InvokeFolded of `fold_key` with `args`.
+  void OnInvokeFolded(const std::string& client, const std::string& fold_key,
+                      const nlohmann::json& args);
+
+  // After every step. `views` = the client's live views; `sent` = every first-time envelope by
+  // mid (used for fold-wire when sends are not observed).
+  MaybeViolation Check(const std::string& client, const OptimisticBackend& backend,
+                       const std::map<int64_t, ViewInfo>& views,
+                       const std::map<int64_t, MutationEnvelope>& sent);
+
+  // Counters for the campaign summary.
+  int64_t frames_released() const { return frames_released_; }
+
+ private:
+  struct ShadowFrame {
+    int64_t cv = 0;
+    int64_t qid = 0;
+    bool snapshot = false;
+    int64_t epoch = 0;
+  };
+  struct Sub {
+    int64_t source_qid = 0;
+    bool hydrated = false;
+  };
+  struct Client {
+    OptimisticBackend* backend = nullptr;
+    bool observe_sends = false;
+    // Shadow gate.
+    std::vector<ShadowFrame> buffer;
+    int64_t applied_cv = 0;
+    int64_t last_boot = 0;
+    std::map<int64_t, int64_t> epoch;  // qid → epoch of its latest hello
+    int64_t superseded = 0;
+    // Shadow subs (from the view set).
+    std::map<int64_t, ViewInfo> views;
+    std::map<std::string, Sub> subs;          // remote key → sub
+    std::map<int64_t, std::string> src_to_key;
+    // Observer calls since the last Check.
+    std::vector<std::pair<int64_t, ResultType>> rt_calls;
+    std::vector<std::pair<int64_t, bool>> pending_calls;
+    std::vector<MutationEnvelope> sends;
+    struct Replay {
+      int64_t cycle = 0;  // OptimisticBackend::reconcile_cycles() during the re-invocation
+      PendingMutation entry;
+      bool ok = false;
+    };
+    std::vector<Replay> replays;
+    std::map<int64_t, ResultType> rt_shadow;
+    std::map<int64_t, bool> pending_shadow;
+    std::optional<Violation> deferred;
+    // Sends and folds.
+    int64_t last_mid = 0;
+    std::map<std::string, nlohmann::json> windows;  // open fold key → last args
+  };
+
+  Client& At(const std::string& client) { return clients_[client]; }
+  void SyncViews(Client& c, const std::map<int64_t, ViewInfo>& views);
+  void Defer(Client& c, Violation v) {
+    if (!c.deferred) c.deferred = std::move(v);
+  }
+
+  size_t buffer_cap_;
+  std::map<std::string, Client> clients_;
+  int64_t frames_released_ = 0;
+};
+
+}  // namespace rindle::props
