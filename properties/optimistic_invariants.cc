@@ -37,6 +37,34 @@ void OptimisticInvariants::Attach(const std::string& client, OptimisticBackend* 
   }
 }
 
+bool OptimisticInvariants::HelloIsSkewed(const std::vector<WireTable>& tables) const {
+  // Independent of the backend's own check: a positional row is only safe to scatter by name
+  // when the server's columns keep our order (projection or expansion) and carry the pk.
+  auto in_order = [](const std::vector<std::string>& sub, const std::vector<std::string>& sup) {
+    auto it = sup.begin();
+    for (const auto& c : sub) {
+      it = std::find(it, sup.end(), c);
+      if (it == sup.end()) return false;
+      ++it;
+    }
+    return true;
+  };
+  for (const WireTable& t : tables) {
+    auto spec = schema_.find(t.name);
+    if (spec == schema_.end() || local_tables_.contains(t.name)) return true;
+    std::vector<std::string> ours;
+    for (const auto& col : spec->second.columns) ours.push_back(col.name);
+    if (!in_order(t.columns, ours) && !in_order(ours, t.columns)) return true;
+    for (int pk : spec->second.primary_key) {
+      if (std::find(t.columns.begin(), t.columns.end(), ours[static_cast<size_t>(pk)]) ==
+          t.columns.end()) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 void OptimisticInvariants::OnWelcome(const std::string& client, int64_t boot_id) {
   Client& c = At(client);
   if (c.backend == nullptr) return;
@@ -58,8 +86,15 @@ void OptimisticInvariants::OnData(const std::string& client, int64_t qid,
     std::erase_if(c.buffer, [qid](const ShadowFrame& f) { return f.qid == qid; });
     c.superseded += static_cast<int64_t>(before - c.buffer.size());
     c.epoch[qid] = epoch;
+    if (qid != kLmidQid && HelloIsSkewed(ev.tables)) {
+      ++c.rejections;
+      c.refused.insert(qid);
+    } else {
+      c.refused.erase(qid);
+    }
     return;
   }
+  if (c.refused.contains(qid)) return;  // the refused epoch's data
   if (ev.type == NormalizedEvent::Type::kBatch && ev.cv <= c.applied_cv) return;  // stale
   c.buffer.push_back({ev.cv, qid, ev.type == NormalizedEvent::Type::kSnapshot, epoch});
   if (c.buffer.size() > buffer_cap_) c.buffer.clear();  // overflow: the client re-subscribes
@@ -139,9 +174,10 @@ MaybeViolation OptimisticInvariants::Check(const std::string& client,
   const Inspect insp = b.inspect();
 
   // --- gate model / superseded epochs (before the view sync: frames arrived under the old set).
-  if (b.schema_rejections() != 0) {
+  if (b.schema_rejections() != c.rejections) {
     return Violation{"gate-model", StrCat(client, ": the backend rejected ", b.schema_rejections(),
-                                          " hello(s) from the honest authority")};
+                                          " hello(s); the shadow judged ", c.rejections,
+                                          " skewed (CRIT#4)")};
   }
   if (b.superseded_frames_dropped() != c.superseded) {
     return Violation{"superseded-epoch",

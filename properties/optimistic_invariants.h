@@ -10,8 +10,11 @@
 //                    a batch with cv ≤ appliedCv is stale, a snapshot always buffers, > cap
 //                    frames overflow (buffer cleared), progress releases cv ≤ cvMin, a welcome
 //                    with a new boot id resets. Its buffered count must equal the backend's
-//                    inspect().buffered_frames. A hello the honest authority sent must never be
-//                    rejected (schema_rejections() == 0).
+//                    inspect().buffered_frames. The shadow judges every hello against the client
+//                    schema itself (CRIT#4: a table not ours or local-only, columns neither a
+//                    subsequence of ours nor ours of theirs, a missing pk column): a skewed hello
+//                    refuses its epoch (its frames are ignored until a valid hello), and the
+//                    backend's schema_rejections() must equal the shadow's count.
 //   superseded-epoch every frame the shadow gate releases carries the epoch of the qid's latest
 //                    hello, and the backend's superseded_frames_dropped() equals the shadow's
 //                    count of frames a hello dropped — a backend that releases a frame from
@@ -53,7 +56,9 @@ struct ViewInfo {
 
 class OptimisticInvariants {
  public:
-  explicit OptimisticInvariants(size_t buffer_cap) : buffer_cap_(buffer_cap) {}
+  // `schema` / `local_tables`: the client's (CRIT#4 judgement of hellos).
+  OptimisticInvariants(size_t buffer_cap, Schema schema, std::set<std::string> local_tables)
+      : buffer_cap_(buffer_cap), schema_(std::move(schema)), local_tables_(std::move(local_tables)) {}
 
   // Installs the observers on `backend` (result type, pending, replay; sends when
   // `observe_sends` — otherwise fold-wire reads SentMids from the caller).
@@ -97,6 +102,8 @@ class OptimisticInvariants {
     int64_t last_boot = 0;
     std::map<int64_t, int64_t> epoch;  // qid → epoch of its latest hello
     int64_t superseded = 0;
+    int64_t rejections = 0;    // skewed hellos the shadow judged (CRIT#4)
+    std::set<int64_t> refused;  // qids whose current epoch was refused
     // Shadow subs (from the view set).
     std::map<int64_t, ViewInfo> views;
     std::map<std::string, Sub> subs;          // remote key → sub
@@ -125,7 +132,11 @@ class OptimisticInvariants {
     if (!c.deferred) c.deferred = std::move(v);
   }
 
+  bool HelloIsSkewed(const std::vector<WireTable>& tables) const;
+
   size_t buffer_cap_;
+  Schema schema_;
+  std::set<std::string> local_tables_;
   std::map<std::string, Client> clients_;
   int64_t frames_released_ = 0;
 };

@@ -158,6 +158,14 @@ RowValues DaemonAuthority::Wire(const Subscription& sub, const std::string& tabl
       for (int c : it->second) out.push_back(row[static_cast<size_t>(c)]);
       return out;
     }
+    case ProjectionChoice::kSkewed: {
+      auto it = sub.columns.find(table);
+      if (it == sub.columns.end()) return row;
+      RowValues out;
+      out.reserve(it->second.size());
+      for (int c : it->second) out.push_back(row[static_cast<size_t>(c)]);
+      return out;
+    }
     case ProjectionChoice::kWide: {
       if (!schema_.contains(table)) return row;
       RowValues out = row;
@@ -216,6 +224,24 @@ void DaemonAuthority::Register(const std::string& client, int64_t qid, const Rem
     sub.columns = ProjectedColumns(sub.ast, schema_);
     if (sub.columns.empty()) sub.choice = ProjectionChoice::kFull;  // e.g. the lmid table
   }
+  if (qid != kLmidQid && skew_next_hello_.erase(client) > 0) {
+    // Every column, the non-pk ones reversed: neither a projection nor an expansion.
+    sub.choice = ProjectionChoice::kSkewed;
+    sub.columns.clear();
+    for (const std::string& t : AstTables(sub.ast)) {
+      const TableSpec* spec = store_->GetTableSpec(t);
+      if (spec == nullptr) continue;
+      std::vector<int> order;
+      std::vector<int> rest;
+      for (int i = 0; i < static_cast<int>(spec->columns.size()); ++i) {
+        const bool pk = std::find(spec->primary_key.begin(), spec->primary_key.end(), i) !=
+                        spec->primary_key.end();
+        (pk ? order : rest).push_back(i);
+      }
+      order.insert(order.end(), rest.rbegin(), rest.rend());
+      sub.columns[t] = std::move(order);
+    }
+  }
   auto snap = store_->RegisterQuery(sub.engine_qid, sub.ast);
   if (!snap.ok()) {
     Fail(absl::InternalError(StrCat("authority: cannot register query ", query.name, ": ",
@@ -235,7 +261,8 @@ void DaemonAuthority::Register(const std::string& client, int64_t qid, const Rem
     wt.name = t;
     const auto& columns = store_->GetTableSpec(t)->columns;
     auto projected = sub.columns.find(t);
-    if (sub.choice == ProjectionChoice::kProjected && projected != sub.columns.end()) {
+    if ((sub.choice == ProjectionChoice::kProjected || sub.choice == ProjectionChoice::kSkewed) &&
+        projected != sub.columns.end()) {
       for (int c : projected->second) wt.columns.push_back(columns[static_cast<size_t>(c)].name);
     } else {
       for (const auto& c : columns) wt.columns.push_back(c.name);
@@ -246,9 +273,11 @@ void DaemonAuthority::Register(const std::string& client, int64_t qid, const Rem
     }
     hello.event.tables.push_back(std::move(wt));
   }
-  if (sub.choice != ProjectionChoice::kFull) {
-    Count(sub.choice == ProjectionChoice::kProjected ? "authority.projected_hello"
-                                                     : "authority.wide_hello");
+  switch (sub.choice) {
+    case ProjectionChoice::kFull: break;
+    case ProjectionChoice::kProjected: Count("authority.projected_hello"); break;
+    case ProjectionChoice::kWide: Count("authority.wide_hello"); break;
+    case ProjectionChoice::kSkewed: Count("authority.skewed_hello"); break;
   }
   send_(client, std::move(hello));
   ServerFrame snapshot;

@@ -62,7 +62,8 @@ struct ProcessedEnvelope {
 
 inline constexpr char kServerOnlyColumn[] = "__server_only";
 
-enum class ProjectionChoice { kFull, kProjected, kWide };
+// kSkewed: every schema column, the non-pk ones in reverse order (the schema_skew fault).
+enum class ProjectionChoice { kFull, kProjected, kWide, kSkewed };
 // (client, qid, query, epoch) → how to ship that subscription epoch.
 using ProjectionPolicy = std::function<ProjectionChoice(const std::string& client, int64_t qid,
                                                         const RemoteQuery& query, int64_t epoch)>;
@@ -94,6 +95,10 @@ class DaemonAuthority {
   void Disconnect(const std::string& client);
   void Register(const std::string& client, int64_t qid, const RemoteQuery& query);
   void Unregister(const std::string& client, int64_t qid);
+  // The next data hello (qid ≠ 0) to `client` advertises a skewed column order: the non-pk
+  // columns of every table it lists are reversed and its rows follow that order — an honest
+  // deployment skew the client must refuse (seed 002 CRIT#4). One-shot.
+  void SkewNextHello(const std::string& client) { skew_next_hello_.insert(client); }
   // The push path; returns true when acknowledged (processed now or a duplicate).
   bool HandlePush(const MutationEnvelope& envelope);
   void Restart();
@@ -177,6 +182,7 @@ class DaemonAuthority {
   bool dirty_ = true;
   ProjectionPolicy projection_policy_;
   std::map<std::pair<std::string, int64_t>, int64_t> epochs_;  // (client, qid) → hellos sent
+  std::set<std::string> skew_next_hello_;  // clients whose next data hello is skewed
 };
 
 }  // namespace rindle::sim

@@ -466,6 +466,23 @@ TEST(FoldLocalSimTest, ResubscribeStormFiresAndConverges) {
   EXPECT_EQ(Counter(r, "action.release_noop"), 0);
 }
 
+// CRIT#4 end to end: a skewed hello (non-pk columns reversed) is refused, the client
+// re-subscribes past it, and the run converges with nothing of the refused epoch applied.
+TEST(FoldLocalSimTest, SchemaSkewIsRefusedAndTheClientResubscribes) {
+  Scenario s = BaseScenario();
+  ScenarioFault skew;
+  skew.kind = ScenarioFault::Kind::kSchemaSkew;
+  skew.t_ms = 1;
+  skew.client = 0;
+  s.faults.push_back(skew);
+  s.actions.push_back(Retain(5, 1, {"issueDetail", "i001"}));
+  const RunResult r = RunSorted(s);
+  ASSERT_TRUE(r.ok) << r.property << ": " << r.message;
+  EXPECT_EQ(Counter(r, "fault.schema_skew"), 1);
+  EXPECT_EQ(Counter(r, "authority.skewed_hello"), 1);
+  EXPECT_EQ(Counter(r, "client.schema_rejection"), 1);
+}
+
 TEST(FoldLocalSimTest, StarvationWithATinyBufferOverflows) {
   Scenario s = BaseScenario();
   s.config.buffer_cap = 3;

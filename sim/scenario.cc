@@ -521,7 +521,7 @@ std::vector<ScenarioAction::Kind> AllActionKinds() {
 std::vector<ScenarioFault::Kind> AllFaultKinds() {
   using K = ScenarioFault::Kind;
   return {K::kLinkBreak, K::kPartition, K::kAuthorityRestart, K::kProgressStarvation,
-          K::kResubscribeStorm};
+          K::kResubscribeStorm, K::kSchemaSkew};
 }
 
 std::string_view FaultKindName(ScenarioFault::Kind kind) {
@@ -531,6 +531,7 @@ std::string_view FaultKindName(ScenarioFault::Kind kind) {
     case ScenarioFault::Kind::kAuthorityRestart: return "authority_restart";
     case ScenarioFault::Kind::kProgressStarvation: return "progress_starvation";
     case ScenarioFault::Kind::kResubscribeStorm: return "resubscribe_storm";
+    case ScenarioFault::Kind::kSchemaSkew: return "schema_skew";
   }
   return "?";
 }
@@ -544,7 +545,7 @@ std::optional<ScenarioFault::Kind> FaultKindFromName(std::string_view name) {
 
 bool FaultTargetsClient(ScenarioFault::Kind kind) {
   return kind == ScenarioFault::Kind::kLinkBreak || kind == ScenarioFault::Kind::kPartition ||
-         kind == ScenarioFault::Kind::kResubscribeStorm;
+         kind == ScenarioFault::Kind::kResubscribeStorm || kind == ScenarioFault::Kind::kSchemaSkew;
 }
 
 bool FaultHasCount(ScenarioFault::Kind kind) {

@@ -41,7 +41,10 @@
 //                 resubscribe_storm {t, client, count}: the client releases every remote view
 //                   and at once re-retains the same queries (fresh qids), `count` times,
 //                   kStormGapMs apart — Unregister/Register churn upstream while the old
-//                   epochs' frames are still in flight (a client-side storm; the link stays up)
+//                   epochs' frames are still in flight (a client-side storm; the link stays up) ·
+//                 schema_skew {t, client}: the authority's next data hello to the client lists
+//                   its columns in a skewed order (rows positional against it) — a deploy skew
+//                   the client must refuse (CRIT#4) and re-subscribe past
 //   swarm       the swarm draw that generated the lists (informational: replay does not use it)
 // The network's per-message randomness (latency jitter, loss, duplication) and the clients'
 // reconnect delays are drawn at run time from the Rng of `seed` — they depend on how many
@@ -120,11 +123,12 @@ struct ScenarioFault {
     kPartition,
     kAuthorityRestart,
     kProgressStarvation,
-    kResubscribeStorm
+    kResubscribeStorm,
+    kSchemaSkew
   };
   int64_t t_ms = 0;
   Kind kind = Kind::kLinkBreak;
-  int client = 0;           // kLinkBreak, kPartition, kResubscribeStorm
+  int client = 0;           // kLinkBreak, kPartition, kResubscribeStorm, kSchemaSkew
   int64_t duration_ms = 0;  // kPartition, kProgressStarvation
   int64_t count = 0;        // kResubscribeStorm: cycles (1..kMaxStormCount)
 };

@@ -371,6 +371,13 @@ absl::StatusOr<Scenario> GenerateScenario(uint64_t seed, const GenerateOptions& 
     f.t_ms = at();
     s.faults.push_back(f);
   }
+  for (int i = 0; i < count("schema_skew"); ++i) {
+    ScenarioFault f;
+    f.kind = ScenarioFault::Kind::kSchemaSkew;
+    f.client = static_cast<int>(fault_rng.Below(static_cast<uint64_t>(c.clients)));
+    f.t_ms = at();
+    s.faults.push_back(f);
+  }
   std::stable_sort(s.faults.begin(), s.faults.end(),
                    [](const ScenarioFault& a, const ScenarioFault& b) { return a.t_ms < b.t_ms; });
   return s;

@@ -91,7 +91,8 @@ void Simulation::Setup() {
   // Projection (daemon.h): a deterministic function of the run seed (Rng fork "projection") —
   // a third of the runs ship full rows only; the others project (and sometimes widen) hellos.
   daemon_->SetProjectionPolicy(SimProjectionPolicy(root_.Fork("projection")));
-  opt_props_ = std::make_unique<props::OptimisticInvariants>(config.buffer_cap);
+  opt_props_ = std::make_unique<props::OptimisticInvariants>(config.buffer_cap, client_schema_,
+                                                              LocalTableNames());
   if (auto s = daemon_->Seed(scenario_.seed_rows); !s.ok()) {
     setup_status_ = s;
     return;
@@ -316,6 +317,13 @@ void Simulation::Inject(const ScenarioFault& fault) {
           }
         });
       }
+      return;
+    }
+    case ScenarioFault::Kind::kSchemaSkew: {
+      SimClient* c = clients_[static_cast<size_t>(fault.client)].get();
+      Count("fault.schema_skew");
+      if (timeline_) timeline_->Mark(c->client_id(), now, "schema skew", "fault");
+      daemon_->SkewNextHello(c->client_id());
       return;
     }
     case ScenarioFault::Kind::kProgressStarvation:

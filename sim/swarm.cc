@@ -39,6 +39,7 @@ SwarmDraw DrawSwarm(Rng& rng, bool swarm) {
                       {"partition", static_cast<int>(rng.Range(0, 2))},
                       {"progress_starvation", static_cast<int>(rng.Range(0, 2))}};
     d.fault_counts["resubscribe_storm"] = static_cast<int>(rng.Range(0, 1));
+    d.fault_counts["schema_skew"] = static_cast<int>(rng.Range(0, 1));
     return d;
   }
   // Mutators: each on with probability 1/2, weight 1..20; at least one stays on.
@@ -84,6 +85,7 @@ SwarmDraw DrawSwarm(Rng& rng, bool swarm) {
   d.same_query_per_mille = maybe(100, 500);
   d.restart_in_fold_per_mille = maybe(300, 1000);
   d.fault_counts["resubscribe_storm"] = rng.Chance(1, 2) ? static_cast<int>(rng.Range(1, 3)) : 0;
+  d.fault_counts["schema_skew"] = rng.Chance(1, 3) ? static_cast<int>(rng.Range(1, 3)) : 0;
   return d;
 }
 
