@@ -250,6 +250,26 @@ void Simulation::Act(const ScenarioAction& action) {
                     "action");
     if (mid.ok()) invoked_at_[{lane, *mid}] = queue_.now_ms();
   }
+  if (mid.ok()) {
+    // Flush-on-enqueue (seed 002 §4.2): no open fold that does not defer across writes may share
+    // a table with this write — it must have taken its mid first (wire order == apply order).
+    const Inspect in = client->backend().inspect();
+    const PendingInspect* self = nullptr;
+    for (const auto& p : in.pending) {
+      if (p.mid == *mid) self = &p;
+    }
+    for (const auto& p : in.pending) {
+      if (self == nullptr || !p.fold || p.fold->flushed || p.fold->defer_across_writes) continue;
+      for (const auto& t : p.tables) {
+        if (std::find(self->tables.begin(), self->tables.end(), t) == self->tables.end()) continue;
+        std::string key = p.key;
+        std::replace(key.begin(), key.end(), '\0', '|');  // the fold key's separator
+        Fail({"flush-on-enqueue", StrCat(lane, ": ", action.name, " (mid ", *mid, ") wrote \"", t,
+                                         "\" while fold ", key, " stayed open on it")});
+        return;
+      }
+    }
+  }
   if (!mid.ok()) {
     Count("action.client_rejected");
     // Only an overlapping fold flushed ahead of it may have dealt mids (flush-on-enqueue).
