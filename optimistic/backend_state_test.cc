@@ -57,10 +57,12 @@
 #include "absl/strings/str_cat.h"
 #include "engine/change.h"
 #include "optimistic/backend.h"
+#include "optimistic/backend_test_fixture.h"
 #include "optimistic/fold_clock.h"
 #include "optimistic/source.h"
 #include "oracles/fresh_query.h"
 #include "oracles/plain_store.h"
+#include "properties/rc_check.h"
 
 namespace rindle {
 namespace {
@@ -78,20 +80,7 @@ constexpr int64_t kFirstCounterRetain = 20;
 // ---------------------------------------------------------------------------------------------
 // Schema, mutators, views
 
-Schema StateSchema() {
-  Schema s;
-  s["issue"] = TableSpec{{{"id", ColumnType::kString, false},
-                          {"title", ColumnType::kString, false},
-                          {"status", ColumnType::kString, true}},
-                         {0}};
-  s["counter"] = TableSpec{{{"id", ColumnType::kString, false},
-                            {"n", ColumnType::kNumber, false}},
-                           {0}};
-  s["draft"] = TableSpec{{{"id", ColumnType::kString, false},
-                          {"text", ColumnType::kString, true}},
-                         {0}};
-  return s;
-}
+Schema StateSchema() { return backend_test::TestSchema(); }  // issue, counter, draft (local)
 const Schema& TheSchema() {
   static const Schema s = StateSchema();
   return s;
@@ -1584,36 +1573,8 @@ struct Resync : Cmd {
 
 // ---------------------------------------------------------------------------------------------
 
-// Like RC_GTEST_PROP, with the case count fixed in code (unless RC_PARAMS names max_success).
-template <typename Testable>
-void CheckWithCount(Testable&& testable, int cases) {
-  using namespace rc::detail;
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  TestMetadata metadata;
-  metadata.id = std::string(info->test_suite_name()) + "/" + std::string(info->name());
-  metadata.description = std::string(info->name());
-  TestParams params = configuration().testParams;
-  const char* env = std::getenv("RC_PARAMS");
-  if (env == nullptr || std::string(env).find("max_success") == std::string::npos) {
-    params.maxSuccess = cases;
-  }
-  const auto result = checkTestable(std::forward<Testable>(testable), metadata, params);
-  if (!result.template is<SuccessResult>()) {
-    std::ostringstream ss;
-    printResultMessage(result, ss);
-    FAIL() << ss.str() << std::endl;
-  }
-  const auto success = result.template get<SuccessResult>();
-  if (std::getenv("RINDLE_STATE_STATS") != nullptr) {
-    for (const auto& [k, v] : Stats()) std::cout << "  " << k << ": " << v << "\n";
-  }
-  std::cout << "[rapidcheck] " << metadata.id << ": " << success.numSuccess << " cases passed"
-            << std::endl;
-  EXPECT_GE(success.numSuccess, params.maxSuccess);
-}
-
 TEST(BackendStateMachine, MatchesTheAuthorityModel) {
-  CheckWithCount(
+  props::CheckGTestWithCount(
       [] {
         Sut sut;
         if (!sut.observer_errors.empty()) RC_FAIL(sut.observer_errors.front());
@@ -1628,6 +1589,9 @@ TEST(BackendStateMachine, MatchesTheAuthorityModel) {
                 Confirm, Restart, OverflowCmd, Retain, ReleaseCmd, Resync>());
       },
       kCases);
+  if (std::getenv("RINDLE_STATE_STATS") != nullptr) {
+    for (const auto& [k, v] : Stats()) std::cout << "  " << k << ": " << v << "\n";
+  }
 }
 
 }  // namespace

@@ -26,35 +26,9 @@
 #include "oracles/fresh_query.h"
 #include "oracles/plain_store.h"
 #include "properties/generators.h"
+#include "properties/rc_check.h"
 
 namespace rindle::props {
-
-// Like RC_GTEST_PROP, but with the case count fixed in code (≥ kCases unless RC_PARAMS names
-// max_success explicitly).
-template <typename Testable>
-void CheckGTestWithCount(Testable&& testable, int cases) {
-  using namespace rc::detail;
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  TestMetadata metadata;
-  metadata.id = std::string(info->test_case_name()) + "/" + std::string(info->name());
-  metadata.description = std::string(info->name());
-  TestParams params = configuration().testParams;
-  const char* env = std::getenv("RC_PARAMS");
-  if (env == nullptr || std::string(env).find("max_success") == std::string::npos) {
-    params.maxSuccess = cases;
-  }
-  const auto result = checkTestable(std::forward<Testable>(testable), metadata, params);
-  if (!result.template is<SuccessResult>()) {
-    std::ostringstream ss;
-    printResultMessage(result, ss);
-    FAIL() << ss.str() << std::endl;
-  }
-  const auto success = result.template get<SuccessResult>();
-  if (!success.distribution.empty()) printResultMessage(result, std::cout);
-  std::cout << "\n[rapidcheck] " << metadata.id << ": " << success.numSuccess << " cases passed"
-            << std::endl;
-  EXPECT_GE(success.numSuccess, params.maxSuccess);
-}
 
 #define RINDLE_RC_PROP(TestCase, Name, Cases)                                  \
   void rindleProp_##TestCase##_##Name();                                       \

@@ -150,15 +150,8 @@ RowValues DaemonAuthority::Wire(const Subscription& sub, const std::string& tabl
   switch (sub.choice) {
     case ProjectionChoice::kFull:
       return row;
-    case ProjectionChoice::kProjected: {
-      auto it = sub.columns.find(table);
-      if (it == sub.columns.end()) return row;
-      RowValues out;
-      out.reserve(it->second.size());
-      for (int c : it->second) out.push_back(row[static_cast<size_t>(c)]);
-      return out;
-    }
-    case ProjectionChoice::kSkewed: {
+    case ProjectionChoice::kProjected:
+    case ProjectionChoice::kSkewed: {  // the listed columns, in the listed order
       auto it = sub.columns.find(table);
       if (it == sub.columns.end()) return row;
       RowValues out;

@@ -247,6 +247,25 @@ json SeedRowsToJson(const SeedRows& rows) {
   return j;
 }
 
+// The `name` (a workload mutator) and `args` (an object) of a mutate / mutate_folded action.
+absl::Status ReadMutatorCall(ObjectReader& r, const std::string& origin, const std::string& path,
+                             ScenarioAction& a) {
+  SCN_ASSIGN(a.name, r.String("name", true));
+  const std::vector<std::string> mutators = WorkloadMutatorNames();
+  if (std::find(mutators.begin(), mutators.end(), a.name) == mutators.end()) {
+    return FieldError(origin, StrCat(path, ".name"),
+                      StrCat("a workload mutator (", absl::StrJoin(mutators, ", "), ")"),
+                      r.Find("name"));
+  }
+  const json* args = nullptr;
+  SCN_ASSIGN(args, r.Require("args", "a JSON object of mutator args"));
+  if (!args->is_object()) {
+    return FieldError(origin, StrCat(path, ".args"), "a JSON object of mutator args", args);
+  }
+  a.args = *args;
+  return absl::OkStatus();
+}
+
 absl::StatusOr<ScenarioAction> ActionFromJson(const json& j, const std::string& origin,
                                               size_t index) {
   const std::string path = StrCat("actions[", index, "]");
@@ -282,19 +301,7 @@ absl::StatusOr<ScenarioAction> ActionFromJson(const json& j, const std::string& 
   } else if (kind == "mutate") {
     if (auto s = r.CheckObject({"kind", "t", "client", "name", "args"}); !s.ok()) return s;
     a.kind = ScenarioAction::Kind::kMutate;
-    SCN_ASSIGN(a.name, r.String("name", true));
-    const std::vector<std::string> mutators = WorkloadMutatorNames();
-    if (std::find(mutators.begin(), mutators.end(), a.name) == mutators.end()) {
-      return FieldError(origin, StrCat(path, ".name"),
-                        StrCat("a workload mutator (", absl::StrJoin(mutators, ", "), ")"),
-                        r.Find("name"));
-    }
-    const json* args = nullptr;
-    SCN_ASSIGN(args, r.Require("args", "a JSON object of mutator args"));
-    if (!args->is_object()) {
-      return FieldError(origin, StrCat(path, ".args"), "a JSON object of mutator args", args);
-    }
-    a.args = *args;
+    if (auto s = ReadMutatorCall(r, origin, path, a); !s.ok()) return s;
   } else if (kind == "mutate_folded") {
     if (auto s = r.CheckObject({"kind", "t", "client", "name", "args", "key", "debounce_ms",
                                 "max_wait_ms", "defer_across_writes"});
@@ -302,19 +309,7 @@ absl::StatusOr<ScenarioAction> ActionFromJson(const json& j, const std::string& 
       return s;
     }
     a.kind = ScenarioAction::Kind::kMutateFolded;
-    SCN_ASSIGN(a.name, r.String("name", true));
-    const std::vector<std::string> mutators = WorkloadMutatorNames();
-    if (std::find(mutators.begin(), mutators.end(), a.name) == mutators.end()) {
-      return FieldError(origin, StrCat(path, ".name"),
-                        StrCat("a workload mutator (", absl::StrJoin(mutators, ", "), ")"),
-                        r.Find("name"));
-    }
-    const json* args = nullptr;
-    SCN_ASSIGN(args, r.Require("args", "a JSON object of mutator args"));
-    if (!args->is_object()) {
-      return FieldError(origin, StrCat(path, ".args"), "a JSON object of mutator args", args);
-    }
-    a.args = *args;
+    if (auto s = ReadMutatorCall(r, origin, path, a); !s.ok()) return s;
     const json* key = nullptr;
     SCN_ASSIGN(key, r.Require("key", "the fold key's identity (a non-null JSON value)"));
     if (key->is_null()) {
