@@ -195,7 +195,8 @@ void DaemonAuthority::Process(const MutationEnvelope& e) {
 }
 
 void DaemonAuthority::Restart() {
-  for (const std::string& c : subs_.SessionClients()) Disconnect(c);
+  if (!subs_.SessionClients().empty()) dirty_ = true;  // as a Disconnect of each session
+  subs_.CloseAll();
   for (auto& [c, l] : ledgers_) l.held.clear();
   ++boot_id_;
   cv_ = 0;
