@@ -61,6 +61,7 @@
 #include "optimistic/fold_clock.h"
 #include "optimistic/source.h"
 #include "oracles/fresh_query.h"
+#include "oracles/gate_model.h"
 #include "oracles/plain_store.h"
 #include "properties/rc_check.h"
 
@@ -339,8 +340,7 @@ struct Model {
   // The wire.
   std::map<int64_t, Link> links;         // qids registered on the source
   std::map<int64_t, int> registrations;  // qid → RegisterQuery calls
-  std::vector<std::pair<int64_t, int64_t>> buffer;  // (qid, cv) as the gate holds them
-  int64_t applied_cv = 0;
+  GateModel gate{kCap};  // the frames as the gate holds them, appliedCv (oracles/gate_model.h)
   std::vector<MutationEnvelope> pushed;  // every PushMutation, in order
   // The client.
   PlainTables synced;
@@ -502,8 +502,7 @@ void FlushKey(Model& m, const std::string& key) {
 
 // --- the wire ---
 
-void Overflow(Model& m) {
-  m.buffer.clear();
+void Overflow(Model& m) {  // the gate model has already cleared its buffer
   Count("overflow");
   ++m.overflows;
   for (const auto& [table, sub] : m.subs) {
@@ -515,12 +514,9 @@ void Overflow(Model& m) {
 }
 
 void Send(Model& m, int64_t qid, NormalizedEvent ev) {
-  const bool stale = ev.type == NormalizedEvent::Type::kBatch && ev.cv <= m.applied_cv;
-  const int64_t cv = ev.cv;
+  const GateModel::Frame frame{qid, ev.cv, ev.type == NormalizedEvent::Type::kSnapshot, 0};
   m.outbox.push_back(Action{false, qid, std::move(ev)});
-  if (stale) return;
-  m.buffer.emplace_back(qid, cv);
-  if (m.buffer.size() > kCap) Overflow(m);
+  if (m.gate.Push(frame) == GateModel::Arrival::kOverflow) Overflow(m);
 }
 
 std::vector<std::string> ColumnsOf(const std::string& table) {
@@ -568,7 +564,7 @@ void SendHello(Model& m, int64_t qid, int shape = 0) {
   }
   m.outbox.push_back(Action{false, qid, std::move(ev)});
   l.phase = Phase::kAwaitSnapshot;
-  std::erase_if(m.buffer, [&](const auto& f) { return f.first == qid; });
+  m.gate.Drop(qid);
 }
 
 std::vector<RowValues> LmidRows(int64_t lmid) {
@@ -663,8 +659,7 @@ void ProcessNext(Model& m, bool reject) {
 void Reconcile(Model& m) { (void)Replay(m, true); }
 
 void Release(Model& m, int64_t cv_min) {
-  std::erase_if(m.buffer, [&](const auto& f) { return f.second <= cv_min; });
-  m.applied_cv = std::max(m.applied_cv, cv_min);
+  (void)m.gate.Release(cv_min);
   const PlainTables before = m.synced;
   for (auto& [table, sub] : m.subs) {
     const Link& l = m.links.at(sub.source_qid);
@@ -682,10 +677,10 @@ void Release(Model& m, int64_t cv_min) {
   Count("confirmed", static_cast<int64_t>(n - m.pending.size()));
   if (!PlainTablesEqual(before, m.synced) || m.pending.size() != n) Reconcile(m);
   // cvs below appliedCv can no longer be released.
-  while (m.states.size() > 1 && m.states.begin()->first < m.applied_cv) {
+  while (m.states.size() > 1 && m.states.begin()->first < m.gate.applied_cv()) {
     m.states.erase(m.states.begin());
   }
-  while (m.lmid_at.size() > 1 && m.lmid_at.begin()->first < m.applied_cv) {
+  while (m.lmid_at.size() > 1 && m.lmid_at.begin()->first < m.gate.applied_cv()) {
     m.lmid_at.erase(m.lmid_at.begin());
   }
 }
@@ -892,8 +887,8 @@ void CheckAll(const Model& m, Sut& sut) {
   const Inspect in = b.inspect();
   STATE_EXPECT_EQ(in.confirmed_lmid, m.watermark, "confirmedLmid");
   STATE_EXPECT_EQ(in.next_mid, m.next_mid, "nextMid");
-  STATE_EXPECT_EQ(in.applied_cv, m.applied_cv, "appliedCv");
-  STATE_EXPECT_EQ(in.buffered_frames, m.buffer.size(), "bufferedFrames");
+  STATE_EXPECT_EQ(in.applied_cv, m.gate.applied_cv(), "appliedCv");
+  STATE_EXPECT_EQ(in.buffered_frames, m.gate.buffered(), "bufferedFrames");
   STATE_EXPECT_EQ(in.pending.size(), m.pending.size(), "inspect pending size");
   std::set<std::string> tables_touched;
   for (const auto& e : m.pending) tables_touched.insert(e.touched.begin(), e.touched.end());
@@ -1317,7 +1312,7 @@ struct SkewedHello : Cmd {
       : qid(PickLink(m, true)), kind(*rc::gen::inRange(0, 3)) {}
   void checkPreconditions(const Model& m) const override {
     RC_PRE(qid != kLmidQid && m.links.count(qid) > 0);
-    for (const auto& f : m.buffer) RC_PRE(f.first != qid);
+    for (const auto& f : m.gate.buffer()) RC_PRE(f.qid != qid);
   }
   void apply(Model& m) const override {
     Begin(m);
@@ -1393,10 +1388,11 @@ struct Progress : Cmd {
   int64_t cv_min;
   explicit Progress(const Model& m) {
     cv_min = *rc::gen::weightedOneOf<int64_t>(
-        {{3, rc::gen::just(m.cv)}, {1, rc::gen::inRange<int64_t>(m.applied_cv, m.cv + 1)}});
+        {{3, rc::gen::just(m.cv)},
+         {1, rc::gen::inRange<int64_t>(m.gate.applied_cv(), m.cv + 1)}});
   }
   void checkPreconditions(const Model& m) const override {
-    RC_PRE(cv_min >= m.applied_cv && cv_min <= m.cv);
+    RC_PRE(cv_min >= m.gate.applied_cv() && cv_min <= m.cv);
   }
   void apply(Model& m) const override {
     Begin(m);
@@ -1436,8 +1432,7 @@ struct Restart : Cmd {
   void apply(Model& m) const override {
     Begin(m);
     m.outbox.push_back(Action{true, 0, {}});
-    m.buffer.clear();
-    m.applied_cv = 0;
+    m.gate.Reset();
     m.cv = 1;
     m.states = {{1, m.auth}};
     m.lmid_at = {{1, m.auth_lmid}};
@@ -1536,7 +1531,7 @@ struct ReleaseCmd : Cmd {
     const int64_t sq = sub.source_qid;
     m.subs.erase(table);
     m.links.erase(sq);
-    std::erase_if(m.buffer, [&](const auto& f) { return f.first == sq; });
+    m.gate.Drop(sq);
     if (!m.synced.at(table).empty()) {
       Count("gc");
       m.synced[table].clear();  // GC'd as a server delta through the reconcile cycle

@@ -70,8 +70,7 @@ void OptimisticInvariants::OnWelcome(const std::string& client, int64_t boot_id)
   if (c.backend == nullptr) return;
   if (c.last_boot != 0 && boot_id != c.last_boot) {
     // OnRestart: the gate resets (buffer and appliedCv).
-    c.buffer.clear();
-    c.applied_cv = 0;
+    c.gate.Reset();
   }
   c.last_boot = boot_id;
 }
@@ -82,9 +81,7 @@ void OptimisticInvariants::OnData(const std::string& client, int64_t qid,
   if (c.backend == nullptr || !c.backend->health().ok()) return;
   if (qid != kLmidQid && !c.src_to_key.contains(qid)) return;  // no live sub: ignored
   if (ev.type == NormalizedEvent::Type::kHello) {
-    const size_t before = c.buffer.size();
-    std::erase_if(c.buffer, [qid](const ShadowFrame& f) { return f.qid == qid; });
-    c.superseded += static_cast<int64_t>(before - c.buffer.size());
+    c.superseded += static_cast<int64_t>(c.gate.Drop(qid));
     c.epoch[qid] = epoch;
     if (qid != kLmidQid && HelloIsSkewed(ev.tables)) {
       ++c.rejections;
@@ -95,20 +92,14 @@ void OptimisticInvariants::OnData(const std::string& client, int64_t qid,
     return;
   }
   if (c.refused.contains(qid)) return;  // the refused epoch's data
-  if (ev.type == NormalizedEvent::Type::kBatch && ev.cv <= c.applied_cv) return;  // stale
-  c.buffer.push_back({ev.cv, qid, ev.type == NormalizedEvent::Type::kSnapshot, epoch});
-  if (c.buffer.size() > buffer_cap_) c.buffer.clear();  // overflow: the client re-subscribes
+  // Stale batches are dropped; an overflow clears the buffer (the client re-subscribes).
+  c.gate.Push({qid, ev.cv, ev.type == NormalizedEvent::Type::kSnapshot, epoch});
 }
 
 void OptimisticInvariants::OnProgress(const std::string& client, int64_t cv_min) {
   Client& c = At(client);
   if (c.backend == nullptr || !c.backend->health().ok()) return;
-  std::vector<ShadowFrame> keep;
-  for (const ShadowFrame& f : c.buffer) {
-    if (f.cv > cv_min) {
-      keep.push_back(f);
-      continue;
-    }
+  for (const GateModel::Frame& f : c.gate.Release(cv_min)) {
     ++frames_released_;
     const int64_t current = c.epoch.contains(f.qid) ? c.epoch.at(f.qid) : 0;
     if (f.epoch != current) {
@@ -121,8 +112,6 @@ void OptimisticInvariants::OnProgress(const std::string& client, int64_t cv_min)
       if (k != c.src_to_key.end()) c.subs.at(k->second).hydrated = true;
     }
   }
-  c.buffer = std::move(keep);
-  c.applied_cv = std::max(c.applied_cv, cv_min);
 }
 
 void OptimisticInvariants::OnInvokeFolded(const std::string& client, const std::string& fold_key,
@@ -150,7 +139,7 @@ void OptimisticInvariants::SyncViews(Client& c, const std::map<int64_t, ViewInfo
     // Every old view of the key is gone: its sub (if any) was unregistered, buffer dropped.
     if (auto s = c.subs.find(key); s != c.subs.end()) {
       const int64_t src = s->second.source_qid;
-      std::erase_if(c.buffer, [src](const ShadowFrame& f) { return f.qid == src; });
+      c.gate.Drop(src);
       c.src_to_key.erase(src);
       c.epoch.erase(src);
       c.subs.erase(s);
@@ -186,9 +175,9 @@ MaybeViolation OptimisticInvariants::Check(const std::string& client,
                             c.superseded)};
   }
   SyncViews(c, views);
-  if (insp.buffered_frames != c.buffer.size()) {
+  if (insp.buffered_frames != c.gate.buffered()) {
     return Violation{"gate-model", StrCat(client, ": the backend buffers ", insp.buffered_frames,
-                                          " frame(s); the shadow gate ", c.buffer.size())};
+                                          " frame(s); the shadow gate ", c.gate.buffered())};
   }
 
   // --- observers → shadows (transitions only).
