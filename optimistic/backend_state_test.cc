@@ -63,6 +63,7 @@
 #include "oracles/fresh_query.h"
 #include "oracles/gate_model.h"
 #include "oracles/plain_store.h"
+#include "oracles/subscription_model.h"
 #include "properties/rc_check.h"
 
 namespace rindle {
@@ -317,12 +318,6 @@ struct FoldWin {
   uint64_t arm = 0;  // timer creation order (ties on equal due time)
 };
 
-struct Sub {
-  int64_t source_qid = 0;
-  std::set<int64_t> retains;
-  bool hydrated = false;
-};
-
 struct Action {
   bool restart = false;
   int64_t qid = 0;
@@ -353,7 +348,7 @@ struct Model {
   uint64_t next_arm = 1;
   int64_t now = 0;
   PlainTable draft;
-  std::map<std::string, Sub> subs;         // by table (one remote key per table)
+  SubscriptionModel subs;  // by table (one remote key per table; oracles/subscription_model.h)
   std::map<int64_t, std::string> retains;  // releasable retain qid → table
   int64_t next_qid = 100;
   int64_t overflows = 0;
@@ -386,8 +381,8 @@ Model InitialModel() {
   m.links[kIssueQid] = Link{"issue"};
   m.links[kFirstCounterRetain] = Link{"counter"};
   m.registrations = {{kLmidQid, 1}, {kIssueQid, 1}, {kFirstCounterRetain, 1}};
-  m.subs["issue"] = Sub{kIssueQid, {kIssueQid}, false};
-  m.subs["counter"] = Sub{kFirstCounterRetain, {kFirstCounterRetain}, false};
+  m.subs.Retain("issue", kIssueQid);
+  m.subs.Retain("counter", kFirstCounterRetain);
   m.retains[kFirstCounterRetain] = "counter";
   return m;
 }
@@ -505,7 +500,7 @@ void FlushKey(Model& m, const std::string& key) {
 void Overflow(Model& m) {  // the gate model has already cleared its buffer
   Count("overflow");
   ++m.overflows;
-  for (const auto& [table, sub] : m.subs) {
+  for (const auto& [table, sub] : m.subs.subs()) {
     m.links[sub.source_qid].phase = Phase::kAwaitHello;
     ++m.registrations[sub.source_qid];
   }
@@ -661,12 +656,11 @@ void Reconcile(Model& m) { (void)Replay(m, true); }
 void Release(Model& m, int64_t cv_min) {
   (void)m.gate.Release(cv_min);
   const PlainTables before = m.synced;
-  for (auto& [table, sub] : m.subs) {
+  for (const auto& [table, sub] : m.subs.subs()) {
     const Link& l = m.links.at(sub.source_qid);
     if (l.phase != Phase::kStreaming || l.snap_cv > cv_min) continue;
     m.synced[table] = m.states.at(cv_min).at(table);
-    if (!sub.hydrated) Count("hydrated-" + table);
-    sub.hydrated = true;
+    if (m.subs.Hydrate(sub.source_qid)) Count("hydrated-" + table);
   }
   const Link& l0 = m.links.at(kLmidQid);
   if (l0.phase == Phase::kStreaming && l0.snap_cv <= cv_min) {
@@ -846,9 +840,9 @@ bool ExpectedPending(const Model& m, const std::string& table) {
 
 ResultType ExpectedResultType(const Model& m, int64_t qid) {
   if (qid == kDraftQid) return ResultType::kComplete;
-  auto it = m.subs.find(qid == kIssueQid ? "issue" : "counter");
-  if (it == m.subs.end()) return ResultType::kComplete;  // detached split view: local data
-  return it->second.hydrated ? ResultType::kComplete : ResultType::kUnknown;
+  const SubscriptionModel::Sub* sub = m.subs.Find(qid == kIssueQid ? "issue" : "counter");
+  if (sub == nullptr) return ResultType::kComplete;  // detached split view: local data
+  return sub->hydrated ? ResultType::kComplete : ResultType::kUnknown;
 }
 
 void CheckAll(const Model& m, Sut& sut) {
@@ -963,9 +957,9 @@ void CheckAll(const Model& m, Sut& sut) {
 // The views whose sub hydrated between s0 and s1 get their catch-up delivery in that release.
 void CheckCatchUps(const Model& s0, const Model& s1, const Sut& sut) {
   std::set<int64_t> want;
-  for (const auto& [table, sub] : s1.subs) {
-    auto it = s0.subs.find(table);
-    if (sub.hydrated && (it == s0.subs.end() || !it->second.hydrated)) {
+  for (const auto& [table, sub] : s1.subs.subs()) {
+    const SubscriptionModel::Sub* before = s0.subs.Find(table);
+    if (sub.hydrated && (before == nullptr || !before->hydrated)) {
       want.insert(table == "issue" ? kIssueQid : kCounterQid);
     }
   }
@@ -1492,12 +1486,7 @@ struct Retain : Cmd {
     Begin(m);
     m.next_qid = qid + 1;
     m.retains[qid] = table;
-    auto it = m.subs.find(table);
-    if (it != m.subs.end()) {
-      it->second.retains.insert(qid);
-      return;
-    }
-    m.subs[table] = Sub{qid, {qid}, false};
+    if (!m.subs.Retain(table, qid)) return;  // joined the table's live sub
     m.links[qid] = Link{table};
     ++m.registrations[qid];
   }
@@ -1525,11 +1514,9 @@ struct ReleaseCmd : Cmd {
     Begin(m);
     const std::string table = m.retains.at(qid);
     m.retains.erase(qid);
-    Sub& sub = m.subs.at(table);
-    sub.retains.erase(qid);
-    if (!sub.retains.empty()) return;
-    const int64_t sq = sub.source_qid;
-    m.subs.erase(table);
+    const std::optional<int64_t> gone = m.subs.Release(qid);
+    if (!gone) return;  // other retains keep the sub
+    const int64_t sq = *gone;
     m.links.erase(sq);
     m.gate.Drop(sq);
     if (!m.synced.at(table).empty()) {

@@ -79,7 +79,7 @@ void OptimisticInvariants::OnData(const std::string& client, int64_t qid,
                                   const NormalizedEvent& ev, int64_t epoch) {
   Client& c = At(client);
   if (c.backend == nullptr || !c.backend->health().ok()) return;
-  if (qid != kLmidQid && !c.src_to_key.contains(qid)) return;  // no live sub: ignored
+  if (qid != kLmidQid && !c.subs.KeyOfSource(qid)) return;  // no live sub: ignored
   if (ev.type == NormalizedEvent::Type::kHello) {
     c.superseded += static_cast<int64_t>(c.gate.Drop(qid));
     c.epoch[qid] = epoch;
@@ -107,10 +107,7 @@ void OptimisticInvariants::OnProgress(const std::string& client, int64_t cv_min)
                 StrCat(client, ": qid ", f.qid, " released a frame (cv ", f.cv, ") of epoch ",
                        f.epoch, " after the epoch-", current, " hello")});
     }
-    if (f.snapshot && f.qid != kLmidQid) {
-      auto k = c.src_to_key.find(f.qid);
-      if (k != c.src_to_key.end()) c.subs.at(k->second).hydrated = true;
-    }
+    if (f.snapshot && f.qid != kLmidQid) c.subs.Hydrate(f.qid);
   }
 }
 
@@ -131,24 +128,23 @@ void OptimisticInvariants::SyncViews(Client& c, const std::map<int64_t, ViewInfo
   for (const auto& [k, q] : old_by_key) keys.insert(k);
   for (const auto& [k, q] : new_by_key) keys.insert(k);
   for (const std::string& key : keys) {
-    bool survives = false;
+    // Releases first: the key's sub survives while one of its old views does.
     if (auto o = old_by_key.find(key); o != old_by_key.end()) {
-      for (int64_t q : o->second) survives = survives || views.contains(q);
+      for (int64_t q : o->second) {
+        if (views.contains(q)) continue;
+        // The key's last view is gone: its sub was unregistered, its buffered frames dropped.
+        if (const std::optional<int64_t> src = c.subs.Release(q)) {
+          c.gate.Drop(*src);
+          c.epoch.erase(*src);
+        }
+      }
     }
-    if (survives) continue;
-    // Every old view of the key is gone: its sub (if any) was unregistered, buffer dropped.
-    if (auto s = c.subs.find(key); s != c.subs.end()) {
-      const int64_t src = s->second.source_qid;
-      c.gate.Drop(src);
-      c.src_to_key.erase(src);
-      c.epoch.erase(src);
-      c.subs.erase(s);
+    // Then the new views, in qid order: a fresh sub's source qid is the least of them.
+    if (auto n = new_by_key.find(key); n != new_by_key.end()) {
+      for (int64_t q : n->second) {
+        if (!c.subs.retained(q)) c.subs.Retain(key, q);
+      }
     }
-    auto n = new_by_key.find(key);
-    if (n == new_by_key.end()) continue;
-    const int64_t src = *std::min_element(n->second.begin(), n->second.end());
-    c.subs[key] = Sub{src, false};
-    c.src_to_key[src] = key;
   }
   c.views = views;
 }
@@ -226,9 +222,8 @@ MaybeViolation OptimisticInvariants::Check(const std::string& client,
     // result type
     ResultType want = ResultType::kComplete;
     if (v.remote_key) {
-      auto s = c.subs.find(*v.remote_key);
-      want = s != c.subs.end() && s->second.hydrated ? ResultType::kComplete
-                                                      : ResultType::kUnknown;
+      const SubscriptionModel::Sub* s = c.subs.Find(*v.remote_key);
+      want = s != nullptr && s->hydrated ? ResultType::kComplete : ResultType::kUnknown;
     }
     if (b.GetResultType(qid) != want) {
       return Violation{"result-type",

@@ -45,6 +45,7 @@
 #include "optimistic/backend.h"
 #include "optimistic/source.h"
 #include "oracles/gate_model.h"
+#include "oracles/subscription_model.h"
 #include "properties/invariants.h"
 
 namespace rindle::props {
@@ -84,10 +85,6 @@ class OptimisticInvariants {
   int64_t frames_released() const { return frames_released_; }
 
  private:
-  struct Sub {
-    int64_t source_qid = 0;
-    bool hydrated = false;
-  };
   struct Client {
     explicit Client(size_t buffer_cap) : gate(buffer_cap) {}
     OptimisticBackend* backend = nullptr;
@@ -99,10 +96,9 @@ class OptimisticInvariants {
     int64_t superseded = 0;
     int64_t rejections = 0;    // skewed hellos the shadow judged (CRIT#4)
     std::set<int64_t> refused;  // qids whose current epoch was refused
-    // Shadow subs (from the view set).
+    // Shadow subs (oracles/subscription_model.h), retained and released from the view set.
     std::map<int64_t, ViewInfo> views;
-    std::map<std::string, Sub> subs;          // remote key → sub
-    std::map<int64_t, std::string> src_to_key;
+    SubscriptionModel subs;  // by remote key
     // Observer calls since the last Check.
     std::vector<std::pair<int64_t, ResultType>> rt_calls;
     std::vector<std::pair<int64_t, bool>> pending_calls;
