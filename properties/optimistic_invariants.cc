@@ -157,8 +157,17 @@ MaybeViolation OptimisticInvariants::Check(const std::string& client,
   if (c.deferred) return c.deferred;
   if (!b.health().ok()) return std::nullopt;  // client-health reports it
   const Inspect insp = b.inspect();
+  if (auto v = CheckGate(c, client, b, insp, views)) return v;
+  if (auto v = CheckObserverCalls(c, client, views)) return v;
+  if (auto v = CheckViewAxes(c, client, b, insp, views)) return v;
+  if (auto v = CheckFoldWire(c, client, b, sent)) return v;
+  return CheckReplayOrder(c, client);
+}
 
-  // --- gate model / superseded epochs (before the view sync: frames arrived under the old set).
+// Gate model / superseded epochs (before the view sync: frames arrived under the old set).
+MaybeViolation OptimisticInvariants::CheckGate(Client& c, const std::string& client,
+                                               const OptimisticBackend& b, const Inspect& insp,
+                                               const std::map<int64_t, ViewInfo>& views) {
   if (b.schema_rejections() != c.rejections) {
     return Violation{"gate-model", StrCat(client, ": the backend rejected ", b.schema_rejections(),
                                           " hello(s); the shadow judged ", c.rejections,
@@ -175,8 +184,12 @@ MaybeViolation OptimisticInvariants::Check(const std::string& client,
     return Violation{"gate-model", StrCat(client, ": the backend buffers ", insp.buffered_frames,
                                           " frame(s); the shadow gate ", c.gate.buffered())};
   }
+  return std::nullopt;
+}
 
-  // --- observers → shadows (transitions only).
+// Observers → shadows (transitions only).
+MaybeViolation OptimisticInvariants::CheckObserverCalls(Client& c, const std::string& client,
+                                                        const std::map<int64_t, ViewInfo>& views) {
   for (const auto& [qid, t] : c.rt_calls) {
     auto it = c.rt_shadow.find(qid);
     if (it != c.rt_shadow.end() && it->second == t) {
@@ -198,7 +211,13 @@ MaybeViolation OptimisticInvariants::Check(const std::string& client,
   c.pending_calls.clear();
   std::erase_if(c.rt_shadow, [&](const auto& e) { return !views.contains(e.first); });
   std::erase_if(c.pending_shadow, [&](const auto& e) { return !views.contains(e.first); });
+  return std::nullopt;
+}
 
+// Pending axis and result type of every live view, by definition and against the shadows.
+MaybeViolation OptimisticInvariants::CheckViewAxes(Client& c, const std::string& client,
+                                                   const OptimisticBackend& b, const Inspect& insp,
+                                                   const std::map<int64_t, ViewInfo>& views) {
   for (const auto& [qid, v] : views) {
     // pending axis
     bool def = false;
@@ -242,8 +261,13 @@ MaybeViolation OptimisticInvariants::Check(const std::string& client,
                                              ResultTypeName(rs->second))};
     }
   }
+  return std::nullopt;
+}
 
-  // --- fold-wire: first-time envelopes gapless in send order; closed windows ship last args.
+// Fold-wire: first-time envelopes gapless in send order; closed windows ship last args.
+MaybeViolation OptimisticInvariants::CheckFoldWire(
+    Client& c, const std::string& client, const OptimisticBackend& b,
+    const std::map<int64_t, MutationEnvelope>& sent) {
   std::vector<MutationEnvelope> fresh;
   if (c.observe_sends) {
     fresh = std::move(c.sends);
@@ -278,9 +302,12 @@ MaybeViolation OptimisticInvariants::Check(const std::string& client,
     }
     it = c.windows.erase(it);
   }
+  return std::nullopt;
+}
 
-  // --- replay order: within one reconcile cycle, dealt seqs ascending, then unflushed folds in
-  // creation order.
+// Replay order: within one reconcile cycle, dealt seqs ascending, then unflushed folds in
+// creation order.
+MaybeViolation OptimisticInvariants::CheckReplayOrder(Client& c, const std::string& client) {
   int64_t cycle = -1;
   int64_t last_seq = 0;
   bool any_seq = false;

@@ -126,6 +126,16 @@ class OptimisticInvariants {
   }
 
   bool HelloIsSkewed(const std::vector<WireTable>& tables) const;
+  // The parts of Check(), in its order.
+  MaybeViolation CheckGate(Client& c, const std::string& client, const OptimisticBackend& b,
+                           const Inspect& insp, const std::map<int64_t, ViewInfo>& views);
+  MaybeViolation CheckObserverCalls(Client& c, const std::string& client,
+                                    const std::map<int64_t, ViewInfo>& views);
+  MaybeViolation CheckViewAxes(Client& c, const std::string& client, const OptimisticBackend& b,
+                               const Inspect& insp, const std::map<int64_t, ViewInfo>& views);
+  MaybeViolation CheckFoldWire(Client& c, const std::string& client, const OptimisticBackend& b,
+                               const std::map<int64_t, MutationEnvelope>& sent);
+  MaybeViolation CheckReplayOrder(Client& c, const std::string& client);
 
   size_t buffer_cap_;
   Schema schema_;
