@@ -61,7 +61,9 @@
 #include "optimistic/fold_clock.h"
 #include "optimistic/source.h"
 #include "oracles/fresh_query.h"
+#include "oracles/gate_model.h"
 #include "oracles/plain_store.h"
+#include "oracles/subscription_model.h"
 #include "properties/rc_check.h"
 
 namespace rindle {
@@ -316,12 +318,6 @@ struct FoldWin {
   uint64_t arm = 0;  // timer creation order (ties on equal due time)
 };
 
-struct Sub {
-  int64_t source_qid = 0;
-  std::set<int64_t> retains;
-  bool hydrated = false;
-};
-
 struct Action {
   bool restart = false;
   int64_t qid = 0;
@@ -339,8 +335,7 @@ struct Model {
   // The wire.
   std::map<int64_t, Link> links;         // qids registered on the source
   std::map<int64_t, int> registrations;  // qid → RegisterQuery calls
-  std::vector<std::pair<int64_t, int64_t>> buffer;  // (qid, cv) as the gate holds them
-  int64_t applied_cv = 0;
+  GateModel gate{kCap};  // the frames as the gate holds them, appliedCv (oracles/gate_model.h)
   std::vector<MutationEnvelope> pushed;  // every PushMutation, in order
   // The client.
   PlainTables synced;
@@ -353,7 +348,7 @@ struct Model {
   uint64_t next_arm = 1;
   int64_t now = 0;
   PlainTable draft;
-  std::map<std::string, Sub> subs;         // by table (one remote key per table)
+  SubscriptionModel subs;  // by table (one remote key per table; oracles/subscription_model.h)
   std::map<int64_t, std::string> retains;  // releasable retain qid → table
   int64_t next_qid = 100;
   int64_t overflows = 0;
@@ -386,8 +381,8 @@ Model InitialModel() {
   m.links[kIssueQid] = Link{"issue"};
   m.links[kFirstCounterRetain] = Link{"counter"};
   m.registrations = {{kLmidQid, 1}, {kIssueQid, 1}, {kFirstCounterRetain, 1}};
-  m.subs["issue"] = Sub{kIssueQid, {kIssueQid}, false};
-  m.subs["counter"] = Sub{kFirstCounterRetain, {kFirstCounterRetain}, false};
+  m.subs.Retain("issue", kIssueQid);
+  m.subs.Retain("counter", kFirstCounterRetain);
   m.retains[kFirstCounterRetain] = "counter";
   return m;
 }
@@ -502,11 +497,10 @@ void FlushKey(Model& m, const std::string& key) {
 
 // --- the wire ---
 
-void Overflow(Model& m) {
-  m.buffer.clear();
+void Overflow(Model& m) {  // the gate model has already cleared its buffer
   Count("overflow");
   ++m.overflows;
-  for (const auto& [table, sub] : m.subs) {
+  for (const auto& [table, sub] : m.subs.subs()) {
     m.links[sub.source_qid].phase = Phase::kAwaitHello;
     ++m.registrations[sub.source_qid];
   }
@@ -515,12 +509,9 @@ void Overflow(Model& m) {
 }
 
 void Send(Model& m, int64_t qid, NormalizedEvent ev) {
-  const bool stale = ev.type == NormalizedEvent::Type::kBatch && ev.cv <= m.applied_cv;
-  const int64_t cv = ev.cv;
+  const GateModel::Frame frame{qid, ev.cv, ev.type == NormalizedEvent::Type::kSnapshot, 0};
   m.outbox.push_back(Action{false, qid, std::move(ev)});
-  if (stale) return;
-  m.buffer.emplace_back(qid, cv);
-  if (m.buffer.size() > kCap) Overflow(m);
+  if (m.gate.Push(frame) == GateModel::Arrival::kOverflow) Overflow(m);
 }
 
 std::vector<std::string> ColumnsOf(const std::string& table) {
@@ -568,7 +559,7 @@ void SendHello(Model& m, int64_t qid, int shape = 0) {
   }
   m.outbox.push_back(Action{false, qid, std::move(ev)});
   l.phase = Phase::kAwaitSnapshot;
-  std::erase_if(m.buffer, [&](const auto& f) { return f.first == qid; });
+  m.gate.Drop(qid);
 }
 
 std::vector<RowValues> LmidRows(int64_t lmid) {
@@ -663,15 +654,13 @@ void ProcessNext(Model& m, bool reject) {
 void Reconcile(Model& m) { (void)Replay(m, true); }
 
 void Release(Model& m, int64_t cv_min) {
-  std::erase_if(m.buffer, [&](const auto& f) { return f.second <= cv_min; });
-  m.applied_cv = std::max(m.applied_cv, cv_min);
+  (void)m.gate.Release(cv_min);
   const PlainTables before = m.synced;
-  for (auto& [table, sub] : m.subs) {
+  for (const auto& [table, sub] : m.subs.subs()) {
     const Link& l = m.links.at(sub.source_qid);
     if (l.phase != Phase::kStreaming || l.snap_cv > cv_min) continue;
     m.synced[table] = m.states.at(cv_min).at(table);
-    if (!sub.hydrated) Count("hydrated-" + table);
-    sub.hydrated = true;
+    if (m.subs.Hydrate(sub.source_qid)) Count("hydrated-" + table);
   }
   const Link& l0 = m.links.at(kLmidQid);
   if (l0.phase == Phase::kStreaming && l0.snap_cv <= cv_min) {
@@ -682,10 +671,10 @@ void Release(Model& m, int64_t cv_min) {
   Count("confirmed", static_cast<int64_t>(n - m.pending.size()));
   if (!PlainTablesEqual(before, m.synced) || m.pending.size() != n) Reconcile(m);
   // cvs below appliedCv can no longer be released.
-  while (m.states.size() > 1 && m.states.begin()->first < m.applied_cv) {
+  while (m.states.size() > 1 && m.states.begin()->first < m.gate.applied_cv()) {
     m.states.erase(m.states.begin());
   }
-  while (m.lmid_at.size() > 1 && m.lmid_at.begin()->first < m.applied_cv) {
+  while (m.lmid_at.size() > 1 && m.lmid_at.begin()->first < m.gate.applied_cv()) {
     m.lmid_at.erase(m.lmid_at.begin());
   }
 }
@@ -851,9 +840,9 @@ bool ExpectedPending(const Model& m, const std::string& table) {
 
 ResultType ExpectedResultType(const Model& m, int64_t qid) {
   if (qid == kDraftQid) return ResultType::kComplete;
-  auto it = m.subs.find(qid == kIssueQid ? "issue" : "counter");
-  if (it == m.subs.end()) return ResultType::kComplete;  // detached split view: local data
-  return it->second.hydrated ? ResultType::kComplete : ResultType::kUnknown;
+  const SubscriptionModel::Sub* sub = m.subs.Find(qid == kIssueQid ? "issue" : "counter");
+  if (sub == nullptr) return ResultType::kComplete;  // detached split view: local data
+  return sub->hydrated ? ResultType::kComplete : ResultType::kUnknown;
 }
 
 void CheckAll(const Model& m, Sut& sut) {
@@ -892,8 +881,8 @@ void CheckAll(const Model& m, Sut& sut) {
   const Inspect in = b.inspect();
   STATE_EXPECT_EQ(in.confirmed_lmid, m.watermark, "confirmedLmid");
   STATE_EXPECT_EQ(in.next_mid, m.next_mid, "nextMid");
-  STATE_EXPECT_EQ(in.applied_cv, m.applied_cv, "appliedCv");
-  STATE_EXPECT_EQ(in.buffered_frames, m.buffer.size(), "bufferedFrames");
+  STATE_EXPECT_EQ(in.applied_cv, m.gate.applied_cv(), "appliedCv");
+  STATE_EXPECT_EQ(in.buffered_frames, m.gate.buffered(), "bufferedFrames");
   STATE_EXPECT_EQ(in.pending.size(), m.pending.size(), "inspect pending size");
   std::set<std::string> tables_touched;
   for (const auto& e : m.pending) tables_touched.insert(e.touched.begin(), e.touched.end());
@@ -968,9 +957,9 @@ void CheckAll(const Model& m, Sut& sut) {
 // The views whose sub hydrated between s0 and s1 get their catch-up delivery in that release.
 void CheckCatchUps(const Model& s0, const Model& s1, const Sut& sut) {
   std::set<int64_t> want;
-  for (const auto& [table, sub] : s1.subs) {
-    auto it = s0.subs.find(table);
-    if (sub.hydrated && (it == s0.subs.end() || !it->second.hydrated)) {
+  for (const auto& [table, sub] : s1.subs.subs()) {
+    const SubscriptionModel::Sub* before = s0.subs.Find(table);
+    if (sub.hydrated && (before == nullptr || !before->hydrated)) {
       want.insert(table == "issue" ? kIssueQid : kCounterQid);
     }
   }
@@ -1317,7 +1306,7 @@ struct SkewedHello : Cmd {
       : qid(PickLink(m, true)), kind(*rc::gen::inRange(0, 3)) {}
   void checkPreconditions(const Model& m) const override {
     RC_PRE(qid != kLmidQid && m.links.count(qid) > 0);
-    for (const auto& f : m.buffer) RC_PRE(f.first != qid);
+    for (const auto& f : m.gate.buffer()) RC_PRE(f.qid != qid);
   }
   void apply(Model& m) const override {
     Begin(m);
@@ -1393,10 +1382,11 @@ struct Progress : Cmd {
   int64_t cv_min;
   explicit Progress(const Model& m) {
     cv_min = *rc::gen::weightedOneOf<int64_t>(
-        {{3, rc::gen::just(m.cv)}, {1, rc::gen::inRange<int64_t>(m.applied_cv, m.cv + 1)}});
+        {{3, rc::gen::just(m.cv)},
+         {1, rc::gen::inRange<int64_t>(m.gate.applied_cv(), m.cv + 1)}});
   }
   void checkPreconditions(const Model& m) const override {
-    RC_PRE(cv_min >= m.applied_cv && cv_min <= m.cv);
+    RC_PRE(cv_min >= m.gate.applied_cv() && cv_min <= m.cv);
   }
   void apply(Model& m) const override {
     Begin(m);
@@ -1436,8 +1426,7 @@ struct Restart : Cmd {
   void apply(Model& m) const override {
     Begin(m);
     m.outbox.push_back(Action{true, 0, {}});
-    m.buffer.clear();
-    m.applied_cv = 0;
+    m.gate.Reset();
     m.cv = 1;
     m.states = {{1, m.auth}};
     m.lmid_at = {{1, m.auth_lmid}};
@@ -1497,12 +1486,7 @@ struct Retain : Cmd {
     Begin(m);
     m.next_qid = qid + 1;
     m.retains[qid] = table;
-    auto it = m.subs.find(table);
-    if (it != m.subs.end()) {
-      it->second.retains.insert(qid);
-      return;
-    }
-    m.subs[table] = Sub{qid, {qid}, false};
+    if (!m.subs.Retain(table, qid)) return;  // joined the table's live sub
     m.links[qid] = Link{table};
     ++m.registrations[qid];
   }
@@ -1530,13 +1514,11 @@ struct ReleaseCmd : Cmd {
     Begin(m);
     const std::string table = m.retains.at(qid);
     m.retains.erase(qid);
-    Sub& sub = m.subs.at(table);
-    sub.retains.erase(qid);
-    if (!sub.retains.empty()) return;
-    const int64_t sq = sub.source_qid;
-    m.subs.erase(table);
+    const std::optional<int64_t> gone = m.subs.Release(qid);
+    if (!gone) return;  // other retains keep the sub
+    const int64_t sq = *gone;
     m.links.erase(sq);
-    std::erase_if(m.buffer, [&](const auto& f) { return f.first == sq; });
+    m.gate.Drop(sq);
     if (!m.synced.at(table).empty()) {
       Count("gc");
       m.synced[table].clear();  // GC'd as a server delta through the reconcile cycle

@@ -70,8 +70,7 @@ void OptimisticInvariants::OnWelcome(const std::string& client, int64_t boot_id)
   if (c.backend == nullptr) return;
   if (c.last_boot != 0 && boot_id != c.last_boot) {
     // OnRestart: the gate resets (buffer and appliedCv).
-    c.buffer.clear();
-    c.applied_cv = 0;
+    c.gate.Reset();
   }
   c.last_boot = boot_id;
 }
@@ -80,11 +79,9 @@ void OptimisticInvariants::OnData(const std::string& client, int64_t qid,
                                   const NormalizedEvent& ev, int64_t epoch) {
   Client& c = At(client);
   if (c.backend == nullptr || !c.backend->health().ok()) return;
-  if (qid != kLmidQid && !c.src_to_key.contains(qid)) return;  // no live sub: ignored
+  if (qid != kLmidQid && !c.subs.KeyOfSource(qid)) return;  // no live sub: ignored
   if (ev.type == NormalizedEvent::Type::kHello) {
-    const size_t before = c.buffer.size();
-    std::erase_if(c.buffer, [qid](const ShadowFrame& f) { return f.qid == qid; });
-    c.superseded += static_cast<int64_t>(before - c.buffer.size());
+    c.superseded += static_cast<int64_t>(c.gate.Drop(qid));
     c.epoch[qid] = epoch;
     if (qid != kLmidQid && HelloIsSkewed(ev.tables)) {
       ++c.rejections;
@@ -95,20 +92,14 @@ void OptimisticInvariants::OnData(const std::string& client, int64_t qid,
     return;
   }
   if (c.refused.contains(qid)) return;  // the refused epoch's data
-  if (ev.type == NormalizedEvent::Type::kBatch && ev.cv <= c.applied_cv) return;  // stale
-  c.buffer.push_back({ev.cv, qid, ev.type == NormalizedEvent::Type::kSnapshot, epoch});
-  if (c.buffer.size() > buffer_cap_) c.buffer.clear();  // overflow: the client re-subscribes
+  // Stale batches are dropped; an overflow clears the buffer (the client re-subscribes).
+  c.gate.Push({qid, ev.cv, ev.type == NormalizedEvent::Type::kSnapshot, epoch});
 }
 
 void OptimisticInvariants::OnProgress(const std::string& client, int64_t cv_min) {
   Client& c = At(client);
   if (c.backend == nullptr || !c.backend->health().ok()) return;
-  std::vector<ShadowFrame> keep;
-  for (const ShadowFrame& f : c.buffer) {
-    if (f.cv > cv_min) {
-      keep.push_back(f);
-      continue;
-    }
+  for (const GateModel::Frame& f : c.gate.Release(cv_min)) {
     ++frames_released_;
     const int64_t current = c.epoch.contains(f.qid) ? c.epoch.at(f.qid) : 0;
     if (f.epoch != current) {
@@ -116,13 +107,8 @@ void OptimisticInvariants::OnProgress(const std::string& client, int64_t cv_min)
                 StrCat(client, ": qid ", f.qid, " released a frame (cv ", f.cv, ") of epoch ",
                        f.epoch, " after the epoch-", current, " hello")});
     }
-    if (f.snapshot && f.qid != kLmidQid) {
-      auto k = c.src_to_key.find(f.qid);
-      if (k != c.src_to_key.end()) c.subs.at(k->second).hydrated = true;
-    }
+    if (f.snapshot && f.qid != kLmidQid) c.subs.Hydrate(f.qid);
   }
-  c.buffer = std::move(keep);
-  c.applied_cv = std::max(c.applied_cv, cv_min);
 }
 
 void OptimisticInvariants::OnInvokeFolded(const std::string& client, const std::string& fold_key,
@@ -142,24 +128,23 @@ void OptimisticInvariants::SyncViews(Client& c, const std::map<int64_t, ViewInfo
   for (const auto& [k, q] : old_by_key) keys.insert(k);
   for (const auto& [k, q] : new_by_key) keys.insert(k);
   for (const std::string& key : keys) {
-    bool survives = false;
+    // Releases first: the key's sub survives while one of its old views does.
     if (auto o = old_by_key.find(key); o != old_by_key.end()) {
-      for (int64_t q : o->second) survives = survives || views.contains(q);
+      for (int64_t q : o->second) {
+        if (views.contains(q)) continue;
+        // The key's last view is gone: its sub was unregistered, its buffered frames dropped.
+        if (const std::optional<int64_t> src = c.subs.Release(q)) {
+          c.gate.Drop(*src);
+          c.epoch.erase(*src);
+        }
+      }
     }
-    if (survives) continue;
-    // Every old view of the key is gone: its sub (if any) was unregistered, buffer dropped.
-    if (auto s = c.subs.find(key); s != c.subs.end()) {
-      const int64_t src = s->second.source_qid;
-      std::erase_if(c.buffer, [src](const ShadowFrame& f) { return f.qid == src; });
-      c.src_to_key.erase(src);
-      c.epoch.erase(src);
-      c.subs.erase(s);
+    // Then the new views, in qid order: a fresh sub's source qid is the least of them.
+    if (auto n = new_by_key.find(key); n != new_by_key.end()) {
+      for (int64_t q : n->second) {
+        if (!c.subs.retained(q)) c.subs.Retain(key, q);
+      }
     }
-    auto n = new_by_key.find(key);
-    if (n == new_by_key.end()) continue;
-    const int64_t src = *std::min_element(n->second.begin(), n->second.end());
-    c.subs[key] = Sub{src, false};
-    c.src_to_key[src] = key;
   }
   c.views = views;
 }
@@ -172,8 +157,17 @@ MaybeViolation OptimisticInvariants::Check(const std::string& client,
   if (c.deferred) return c.deferred;
   if (!b.health().ok()) return std::nullopt;  // client-health reports it
   const Inspect insp = b.inspect();
+  if (auto v = CheckGate(c, client, b, insp, views)) return v;
+  if (auto v = CheckObserverCalls(c, client, views)) return v;
+  if (auto v = CheckViewAxes(c, client, b, insp, views)) return v;
+  if (auto v = CheckFoldWire(c, client, b, sent)) return v;
+  return CheckReplayOrder(c, client);
+}
 
-  // --- gate model / superseded epochs (before the view sync: frames arrived under the old set).
+// Gate model / superseded epochs (before the view sync: frames arrived under the old set).
+MaybeViolation OptimisticInvariants::CheckGate(Client& c, const std::string& client,
+                                               const OptimisticBackend& b, const Inspect& insp,
+                                               const std::map<int64_t, ViewInfo>& views) {
   if (b.schema_rejections() != c.rejections) {
     return Violation{"gate-model", StrCat(client, ": the backend rejected ", b.schema_rejections(),
                                           " hello(s); the shadow judged ", c.rejections,
@@ -186,12 +180,16 @@ MaybeViolation OptimisticInvariants::Check(const std::string& client,
                             c.superseded)};
   }
   SyncViews(c, views);
-  if (insp.buffered_frames != c.buffer.size()) {
+  if (insp.buffered_frames != c.gate.buffered()) {
     return Violation{"gate-model", StrCat(client, ": the backend buffers ", insp.buffered_frames,
-                                          " frame(s); the shadow gate ", c.buffer.size())};
+                                          " frame(s); the shadow gate ", c.gate.buffered())};
   }
+  return std::nullopt;
+}
 
-  // --- observers → shadows (transitions only).
+// Observers → shadows (transitions only).
+MaybeViolation OptimisticInvariants::CheckObserverCalls(Client& c, const std::string& client,
+                                                        const std::map<int64_t, ViewInfo>& views) {
   for (const auto& [qid, t] : c.rt_calls) {
     auto it = c.rt_shadow.find(qid);
     if (it != c.rt_shadow.end() && it->second == t) {
@@ -213,7 +211,13 @@ MaybeViolation OptimisticInvariants::Check(const std::string& client,
   c.pending_calls.clear();
   std::erase_if(c.rt_shadow, [&](const auto& e) { return !views.contains(e.first); });
   std::erase_if(c.pending_shadow, [&](const auto& e) { return !views.contains(e.first); });
+  return std::nullopt;
+}
 
+// Pending axis and result type of every live view, by definition and against the shadows.
+MaybeViolation OptimisticInvariants::CheckViewAxes(Client& c, const std::string& client,
+                                                   const OptimisticBackend& b, const Inspect& insp,
+                                                   const std::map<int64_t, ViewInfo>& views) {
   for (const auto& [qid, v] : views) {
     // pending axis
     bool def = false;
@@ -237,9 +241,8 @@ MaybeViolation OptimisticInvariants::Check(const std::string& client,
     // result type
     ResultType want = ResultType::kComplete;
     if (v.remote_key) {
-      auto s = c.subs.find(*v.remote_key);
-      want = s != c.subs.end() && s->second.hydrated ? ResultType::kComplete
-                                                      : ResultType::kUnknown;
+      const SubscriptionModel::Sub* s = c.subs.Find(*v.remote_key);
+      want = s != nullptr && s->hydrated ? ResultType::kComplete : ResultType::kUnknown;
     }
     if (b.GetResultType(qid) != want) {
       return Violation{"result-type",
@@ -258,8 +261,13 @@ MaybeViolation OptimisticInvariants::Check(const std::string& client,
                                              ResultTypeName(rs->second))};
     }
   }
+  return std::nullopt;
+}
 
-  // --- fold-wire: first-time envelopes gapless in send order; closed windows ship last args.
+// Fold-wire: first-time envelopes gapless in send order; closed windows ship last args.
+MaybeViolation OptimisticInvariants::CheckFoldWire(
+    Client& c, const std::string& client, const OptimisticBackend& b,
+    const std::map<int64_t, MutationEnvelope>& sent) {
   std::vector<MutationEnvelope> fresh;
   if (c.observe_sends) {
     fresh = std::move(c.sends);
@@ -294,9 +302,12 @@ MaybeViolation OptimisticInvariants::Check(const std::string& client,
     }
     it = c.windows.erase(it);
   }
+  return std::nullopt;
+}
 
-  // --- replay order: within one reconcile cycle, dealt seqs ascending, then unflushed folds in
-  // creation order.
+// Replay order: within one reconcile cycle, dealt seqs ascending, then unflushed folds in
+// creation order.
+MaybeViolation OptimisticInvariants::CheckReplayOrder(Client& c, const std::string& client) {
   int64_t cycle = -1;
   int64_t last_seq = 0;
   bool any_seq = false;

@@ -44,6 +44,8 @@
 #include "nlohmann/json.hpp"
 #include "optimistic/backend.h"
 #include "optimistic/source.h"
+#include "oracles/gate_model.h"
+#include "oracles/subscription_model.h"
 #include "properties/invariants.h"
 
 namespace rindle::props {
@@ -83,31 +85,20 @@ class OptimisticInvariants {
   int64_t frames_released() const { return frames_released_; }
 
  private:
-  struct ShadowFrame {
-    int64_t cv = 0;
-    int64_t qid = 0;
-    bool snapshot = false;
-    int64_t epoch = 0;
-  };
-  struct Sub {
-    int64_t source_qid = 0;
-    bool hydrated = false;
-  };
   struct Client {
+    explicit Client(size_t buffer_cap) : gate(buffer_cap) {}
     OptimisticBackend* backend = nullptr;
     bool observe_sends = false;
-    // Shadow gate.
-    std::vector<ShadowFrame> buffer;
-    int64_t applied_cv = 0;
+    // Shadow gate (oracles/gate_model.h; the frame's epoch tag is the qid's hello epoch).
+    GateModel gate;
     int64_t last_boot = 0;
     std::map<int64_t, int64_t> epoch;  // qid → epoch of its latest hello
     int64_t superseded = 0;
     int64_t rejections = 0;    // skewed hellos the shadow judged (CRIT#4)
     std::set<int64_t> refused;  // qids whose current epoch was refused
-    // Shadow subs (from the view set).
+    // Shadow subs (oracles/subscription_model.h), retained and released from the view set.
     std::map<int64_t, ViewInfo> views;
-    std::map<std::string, Sub> subs;          // remote key → sub
-    std::map<int64_t, std::string> src_to_key;
+    SubscriptionModel subs;  // by remote key
     // Observer calls since the last Check.
     std::vector<std::pair<int64_t, ResultType>> rt_calls;
     std::vector<std::pair<int64_t, bool>> pending_calls;
@@ -126,13 +117,25 @@ class OptimisticInvariants {
     std::map<std::string, nlohmann::json> windows;  // open fold key → last args
   };
 
-  Client& At(const std::string& client) { return clients_[client]; }
+  Client& At(const std::string& client) {
+    return clients_.try_emplace(client, buffer_cap_).first->second;
+  }
   void SyncViews(Client& c, const std::map<int64_t, ViewInfo>& views);
   void Defer(Client& c, Violation v) {
     if (!c.deferred) c.deferred = std::move(v);
   }
 
   bool HelloIsSkewed(const std::vector<WireTable>& tables) const;
+  // The parts of Check(), in its order.
+  MaybeViolation CheckGate(Client& c, const std::string& client, const OptimisticBackend& b,
+                           const Inspect& insp, const std::map<int64_t, ViewInfo>& views);
+  MaybeViolation CheckObserverCalls(Client& c, const std::string& client,
+                                    const std::map<int64_t, ViewInfo>& views);
+  MaybeViolation CheckViewAxes(Client& c, const std::string& client, const OptimisticBackend& b,
+                               const Inspect& insp, const std::map<int64_t, ViewInfo>& views);
+  MaybeViolation CheckFoldWire(Client& c, const std::string& client, const OptimisticBackend& b,
+                               const std::map<int64_t, MutationEnvelope>& sent);
+  MaybeViolation CheckReplayOrder(Client& c, const std::string& client);
 
   size_t buffer_cap_;
   Schema schema_;

@@ -12,9 +12,9 @@
 // (options.clock is set here). A first-time push that is not the mid an Invoke just returned is a
 // fold flush (counted as client.fold_flush).
 // Local-only tables: WriteLocal resolves scenario intents (scenario.h LocalOp) against this
-// client's model of its local rows into add/edit/remove ops; CheckLocal compares the engine's
-// local tables with that model and every local-only view with the fresh-query oracle over the
-// client's head. Backend counters (overflows, schema rejections, superseded frames) are mirrored
+// client's model of its local rows into add/edit/remove ops; properties/local_tables.cc compares
+// the engine's local tables with that model (local_rows()) and every local-only view with the
+// fresh-query oracle over the client's head. Backend counters (overflows, schema rejections, superseded frames) are mirrored
 // into the run's counters as client.overflow / client.schema_rejection /
 // client.superseded_dropped whenever they move.
 // Source: seed 002 (OptimisticSource, §7.5 rule 3), SPEC §2.4.
@@ -37,7 +37,6 @@
 #include "sim/scenario.h"
 #include "sim/sim_fold_clock.h"
 #include "sim/trace.h"
-#include "properties/invariants.h"
 
 namespace rindle::sim {
 
@@ -88,9 +87,6 @@ class SimClient : public OptimisticSource {
   // Releases every remote view and re-retains the same queries (fresh qids, same order): one
   // resubscribe cycle. Returns old qid → new qid for the views re-retained.
   std::map<int64_t, int64_t> ResubscribeAll();
-  // Local-table model vs engine, local-only views vs the fresh oracle (only when something
-  // reached this client since the last call).
-  std::optional<props::Violation> CheckLocal();
 
   int index() const { return index_; }
   const std::string& client_id() const { return client_id_; }
@@ -118,6 +114,12 @@ class SimClient : public OptimisticSource {
   bool TakeDirty() {
     const bool d = dirty_;
     dirty_ = false;
+    return d;
+  }
+  // The same for the local-only tables and views (properties/local_tables.cc reads them).
+  bool TakeLocalDirty() {
+    const bool d = local_dirty_;
+    local_dirty_ = false;
     return d;
   }
 

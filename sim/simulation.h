@@ -22,9 +22,12 @@
 // resubscribe_storm: `count` cycles kStormGapMs apart, each releasing every remote view of the
 // client and re-retaining it (handles follow their views). Clients run the client schema
 // (app + local UI tables, workload_schema.h) with a SimFoldClock; the authority and every
-// property check over app tables use the app schema. After CheckStep, CheckLocal compares each
-// client's local tables with what it wrote (`local-rows`) and its local-only views with the
-// fresh oracle over its head (`view==fresh`).
+// property check over app tables use the app schema.
+// Checks: every property lives in properties/ (families.h); the simulation fills a read-only
+// props::World once at setup (pointers into its clients, the daemon behind DaemonAuthorityView),
+// refreshes its dirty flags after every event and hands it to the props::Checker after every step
+// and at quiescence; the action-time checks (families.h) run right after their action. The
+// timeline (--timeline) is a RunObserver (run_observer.h); without it the no-op observer runs.
 // Scheduling order at equal virtual times: actions (file order), faults (file order), heal.
 #pragma once
 
@@ -35,17 +38,19 @@
 #include <string>
 #include <vector>
 
-#include "oracles/ledger_oracle.h"
+#include "properties/checker.h"
 #include "properties/invariants.h"
 #include "properties/optimistic_invariants.h"
+#include "properties/world.h"
 #include "sim/daemon.h"
+#include "sim/daemon_view.h"
 #include "sim/event_queue.h"
 #include "sim/network.h"
 #include "sim/rng.h"
+#include "sim/run_observer.h"
 #include "sim/runner.h"
 #include "sim/scenario.h"
 #include "sim/sim_client.h"
-#include "sim/timeline.h"
 #include "sim/trace.h"
 
 namespace rindle::sim {
@@ -58,16 +63,38 @@ class Simulation {
   RunResult Run();
 
  private:
+  // Setup, in this order (the Rng forks and the trace depend on it).
   void Setup();
+  bool LoadSchemas();
+  void MakeNetworkAndDaemon();
+  void SendFrame(const std::string& client, ServerFrame frame);
+  void MakeClients();
+  void BuildWorld();
+  void ScheduleScenario();
+  // One function per action kind.
   void Act(const ScenarioAction& action);
+  void ActRetain(const ScenarioAction& action, SimClient* client);
+  void ActRelease(const ScenarioAction& action, SimClient* client);
+  void ActMutateFolded(const ScenarioAction& action, SimClient* client);
+  void ActFlushFolds(SimClient* client);
+  void ActWriteLocal(const ScenarioAction& action, SimClient* client);
+  void ActLocalView(const ScenarioAction& action, SimClient* client);
+  void ActMutate(const ScenarioAction& action, SimClient* client);
+  // One function per fault kind.
   void Inject(const ScenarioFault& fault);
+  void InjectLinkBreak(SimClient* c);
+  void InjectAuthorityRestart();
+  void InjectResubscribeStorm(const ScenarioFault& fault);
+  void InjectProgressStarvation(const ScenarioFault& fault);
   void Heal();
-  std::optional<props::Violation> CheckStep();
-  std::optional<props::Violation> CheckQuiescence();
-  std::optional<props::Violation> CheckLocal();  // local-only tables and views, every step
-  void ObserveProcessed();
+  void RefreshDirtyFlags();
   void Fail(const props::Violation& v);
+  void Fail(const props::MaybeViolation& v) {
+    if (v) Fail(*v);
+  }
   void Count(const std::string& name) { ++counters_[name]; }
+  // Seed-002 delivery tap (properties/optimistic_invariants.h), then the client sees the frame.
+  void Deliver(SimClient* c, const ServerFrame& frame);
 
   const Scenario& scenario_;
   RunOptions options_;
@@ -77,26 +104,25 @@ class Simulation {
   std::map<std::string, int64_t> counters_;
   Schema schema_;         // the app schema: the authority's, and every property check's
   Schema client_schema_;  // schema_ + the local-only UI tables (workload_schema.h)
+  Schema local_schema_;   // the local-only UI tables alone
   std::map<std::string, Mutator> client_mutators_;
+  std::map<std::string, Mutator> server_mutators_;  // the authority model's twins (properties)
   std::unique_ptr<Network> network_;
   std::unique_ptr<DaemonAuthority> daemon_;
   std::vector<std::unique_ptr<SimClient>> clients_;
   std::map<std::string, SimClient*> by_id_;
   std::map<std::pair<int, int64_t>, int64_t> handle_qid_;  // (client, handle) → local qid
-  std::map<std::string, int64_t> last_watermark_;
-  LedgerOracle ledger_;  // every mid issued, its fate and confirmations (SPEC §3)
-  std::map<std::string, int64_t> ledger_fed_;  // client → highest mid fed to the ledger
-  std::unique_ptr<Timeline> timeline_;         // only with options.timeline_path
-  std::map<std::pair<std::string, int64_t>, int64_t> invoked_at_;  // (client, mid) → t (timeline)
-  size_t log_seen_ = 0;                                            // timeline: daemon log read
+  std::unique_ptr<RunObserver> observer_;  // the timeline with options.timeline_path, else no-op
   bool healed_ = false;
   int64_t step_ = 0;
   RunResult result_;
   absl::Status setup_status_;
-  // Seed-002 optimistic properties with memory across steps (properties/optimistic_invariants.h),
-  // fed by Deliver (the delivery tap on every server frame) and the backends' observers.
-  void Deliver(SimClient* c, const ServerFrame& frame);
+  // The properties: memoryful seed-002 invariants (fed by Deliver and the backends' observers),
+  // the world they read, and the checker that runs every family.
   std::unique_ptr<props::OptimisticInvariants> opt_props_;
+  std::unique_ptr<DaemonAuthorityView> authority_view_;
+  props::World world_;
+  std::unique_ptr<props::Checker> checker_;
 };
 
 }  // namespace rindle::sim

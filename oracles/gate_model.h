@@ -1,0 +1,58 @@
+// gate_model.h — a naive reference model of the optimistic client's coherence gate (seed 002
+// SourceGate, §5.1; SPEC §4.3), shared by the runner's gate-model property
+// (properties/optimistic_invariants.cc) and the client's state-machine test
+// (optimistic/backend_state_test.cc). Holds state: the frames the gate buffers, in arrival
+// order, and appliedCv.
+//
+// Rules (the whole gate, nothing about subscriptions or hellos' schemas — callers decide which
+// frames reach the gate at all):
+//   * a batch with cv ≤ appliedCv is stale and dropped; a snapshot always buffers;
+//   * buffering a frame past `cap` frames overflows: the buffer is cleared (the client
+//     re-subscribes; what that means is the caller's);
+//   * a hello for a qid (or an unsubscribe) drops that qid's buffered frames;
+//   * progress at cvMin releases every buffered frame with cv ≤ cvMin (arrival order) and raises
+//     appliedCv to max(appliedCv, cvMin);
+//   * a restart (a new boot id) clears the buffer and resets appliedCv to 0.
+// Plain ints only: the model shares no type with optimistic/ (ARCHITECTURE §5).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace rindle {
+
+class GateModel {
+ public:
+  struct Frame {
+    int64_t qid = 0;
+    int64_t cv = 0;
+    bool snapshot = false;  // false: a batch
+    int64_t epoch = 0;      // the caller's tag (seed 002: the qid's hello epoch); not interpreted
+  };
+  enum class Arrival { kStale, kBuffered, kOverflow };
+
+  explicit GateModel(size_t cap);
+
+  // A data frame (batch or snapshot) arrives.
+  Arrival Push(const Frame& frame);
+  // Drops every buffered frame of `qid` (its hello, or its sub went away); returns how many.
+  size_t Drop(int64_t qid);
+  // Releases the frames with cv ≤ cv_min, in arrival order. `cv_min` may be below appliedCv
+  // (appliedCv never moves back).
+  std::vector<Frame> Release(int64_t cv_min);
+  // The authority restarted: empty buffer, appliedCv 0.
+  void Reset();
+
+  const std::vector<Frame>& buffer() const { return buffer_; }
+  size_t buffered() const { return buffer_.size(); }
+  int64_t applied_cv() const { return applied_cv_; }
+  size_t cap() const { return cap_; }
+
+ private:
+  size_t cap_;
+  std::vector<Frame> buffer_;
+  int64_t applied_cv_ = 0;
+};
+
+}  // namespace rindle

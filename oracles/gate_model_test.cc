@@ -1,0 +1,52 @@
+// gate_model_test.cc — the naive gate model's rules (gate_model.h).
+#include "oracles/gate_model.h"
+
+#include <gtest/gtest.h>
+
+namespace rindle {
+namespace {
+
+TEST(GateModelTest, StaleBatchIsDroppedButASnapshotAlwaysBuffers) {
+  GateModel g(4);
+  EXPECT_EQ(g.Push({1, 5, false, 0}), GateModel::Arrival::kBuffered);
+  EXPECT_EQ(g.Release(5).size(), 1u);
+  EXPECT_EQ(g.applied_cv(), 5);
+  EXPECT_EQ(g.Push({1, 5, false, 0}), GateModel::Arrival::kStale);
+  EXPECT_EQ(g.Push({1, 3, true, 0}), GateModel::Arrival::kBuffered);
+  EXPECT_EQ(g.buffered(), 1u);
+}
+
+TEST(GateModelTest, OverflowPastTheCapClearsTheBuffer) {
+  GateModel g(2);
+  EXPECT_EQ(g.Push({1, 1, false, 0}), GateModel::Arrival::kBuffered);
+  EXPECT_EQ(g.Push({1, 2, false, 0}), GateModel::Arrival::kBuffered);
+  EXPECT_EQ(g.Push({1, 3, false, 0}), GateModel::Arrival::kOverflow);
+  EXPECT_EQ(g.buffered(), 0u);
+}
+
+TEST(GateModelTest, DropRemovesOneQidsFramesAndReleaseKeepsArrivalOrder) {
+  GateModel g(8);
+  g.Push({1, 4, false, 0});
+  g.Push({2, 2, false, 0});
+  g.Push({1, 3, false, 0});
+  g.Push({2, 9, false, 0});
+  EXPECT_EQ(g.Drop(2), 2u);
+  const auto released = g.Release(4);
+  ASSERT_EQ(released.size(), 2u);
+  EXPECT_EQ(released[0].cv, 4);
+  EXPECT_EQ(released[1].cv, 3);
+}
+
+TEST(GateModelTest, ReleaseBelowAppliedCvNeverMovesItBackAndResetClearsAll) {
+  GateModel g(8);
+  g.Release(7);
+  g.Release(3);
+  EXPECT_EQ(g.applied_cv(), 7);
+  g.Push({1, 9, false, 0});
+  g.Reset();
+  EXPECT_EQ(g.applied_cv(), 0);
+  EXPECT_EQ(g.buffered(), 0u);
+}
+
+}  // namespace
+}  // namespace rindle

@@ -1,0 +1,89 @@
+// families.h — the catalogue of the simulated run's property families (checker.h), one .cc per
+// family, and the action-time checks the runner applies right after an action (before that
+// step's checks). Each factory returns a fresh family; stateful ones (gapless-mids: the ledger
+// oracle and the watermarks seen; authority-model: the replayed store) keep memory for one run.
+// MakeRunChecker registers them in the order that fixes which property is reported first.
+//
+//   health.cc              authority-health, client-health (first, every step)
+//   view_fresh.cc          events==view and view==fresh on every dirty client's remote views;
+//                          view==fresh on every authority subscription (SPEC §4.1, §4.2)
+//   head_sync_pending.cc   head==sync+pending, skipped inside the accepted §4.2 reorder window
+//                          (counted as check.head_reordered_skip)
+//   gapless_mids.cc        mids: sent 1..n, confirmation watermark monotone, the authority
+//                          processed each client's mids in order once, the ledger oracle at
+//                          quiescence; and at action time a (folded) invoke deals mids only as
+//                          it and the fold flushes it caused say (SPEC §3)
+//   optimistic.cc          the seed-002 surface (optimistic_invariants.h) behind the interface
+//   no_lost_writes.cc      at quiescence nothing is pending and the authority processed every
+//                          issued mid
+//   convergence.cc         at quiescence views and synced rows equal the authority's store as
+//                          the client can know it under projection (masked by Coverage)
+//   authority_model.cc     the authority's log replays to the same fates and store
+//   local_tables.cc        local-only tables == what the client wrote; local-only views are
+//                          complete and fresh; at action time a write_local's outcome
+//   folds.cc               at action time: a fold-legal folded invoke is accepted, FlushFolds
+//                          leaves no window open, flush-on-enqueue (seed 002 §4.2)
+// Source: SPEC §3, §4; seed 002 §4.2, §5.1.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "absl/status/status.h"
+#include "nlohmann/json.hpp"
+#include "optimistic/inspect.h"
+#include "properties/checker.h"
+#include "properties/optimistic_invariants.h"
+
+namespace rindle::props {
+
+std::unique_ptr<PropertyFamily> MakeHealth();
+std::unique_ptr<PropertyFamily> MakeViewFresh();
+std::unique_ptr<PropertyFamily> MakeHeadSyncPending();
+std::unique_ptr<PropertyFamily> MakeGaplessMids();
+// `invariants` must outlive the family (the runner feeds it frames and folded invokes).
+std::unique_ptr<PropertyFamily> MakeOptimistic(OptimisticInvariants* invariants);
+std::unique_ptr<PropertyFamily> MakeNoLostWrites();
+std::unique_ptr<PropertyFamily> MakeConvergence();
+// Two phases of one family: the replay (fates agree) runs before the ledger oracle, the store
+// comparison after it.
+struct AuthorityModelFamilies {
+  std::unique_ptr<PropertyFamily> replay;
+  std::unique_ptr<PropertyFamily> store;
+};
+AuthorityModelFamilies MakeAuthorityModel();
+std::unique_ptr<PropertyFamily> MakeLocalTables();
+
+// Every family of a simulated run, in reporting order.
+Checker MakeRunChecker(OptimisticInvariants* invariants);
+
+// --- action-time checks (gapless_mids.cc) ---
+// A folded invoke moved nextMid by `dealt` while `flushes` fold flushes happened.
+MaybeViolation CheckFoldedInvokeDeals(const std::string& client, const std::string& name,
+                                      int64_t dealt, int64_t flushes);
+// A mutator failed client-side: nextMid may have moved only by the fold flushes it caused.
+MaybeViolation CheckRejectedInvokeDeals(const std::string& client, const std::string& name,
+                                        int64_t next_mid_before, int64_t next_mid_after,
+                                        int64_t flushes);
+
+// --- action-time checks (folds.cc) ---
+// A folded invoke of `name` was refused with `status` (the workload's blind keyed writers are
+// fold-legal: the read trap must not fire for them).
+MaybeViolation CheckFoldRefusal(const std::string& client, const std::string& name,
+                                const nlohmann::json& args, const absl::Status& status);
+// FlushFolds left `open` fold windows open.
+MaybeViolation CheckFlushFoldsClosedAll(const std::string& client, size_t open);
+// Flush-on-enqueue: after a normal invoke took `mid`, no open fold that does not defer across
+// writes shares a table with it.
+MaybeViolation CheckFlushOnEnqueue(const std::string& client, const std::string& name,
+                                   int64_t mid, const Inspect& inspect);
+
+// --- action-time checks (local_tables.cc) ---
+// The outcome of a write_local batch (`synced`: it had a kSyncedWrite intent, which the backend
+// must refuse with a non-Internal error).
+MaybeViolation CheckWriteLocalOutcome(const std::string& client, bool synced,
+                                      const absl::Status& status);
+
+}  // namespace rindle::props

@@ -1,0 +1,103 @@
+// world.h — the read-only view of one simulated world the property checker reads after every
+// step and at quiescence (checker.h). Shapes only, in engine/optimistic/oracle types: no sim/
+// type and no sim/ include (ARCHITECTURE §5: properties never depend on sim). Holds no state of
+// its own: the runner fills a World once at setup with pointers into its clients and authority
+// (which outlive every check), and refreshes only the dirty flags each step.
+//
+// Invariants the runner keeps: `clients` is in client-index order and never reordered (the
+// checker reports the first violation in that order); every pointer is non-null and stays valid
+// for the run; `dirty` is true iff anything reached that client since the previous step check,
+// `local_dirty` likewise for its local-only tables and views (SimClient::TakeDirty /
+// TakeLocalDirty), `authority_dirty` iff the authority's store or a subscription changed.
+// Source: SPEC §4 (the properties' inputs), seed 002 §5.1.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "engine/ast.h"
+#include "engine/db.h"
+#include "engine/schema.h"
+#include "engine/value.h"
+#include "engine/view.h"
+#include "nlohmann/json.hpp"
+#include "optimistic/backend.h"
+#include "optimistic/mutation_tx.h"
+#include "optimistic/source.h"
+#include "properties/invariants.h"
+
+namespace rindle::props {
+
+// The run's counters (name → count); properties bump e.g. check.head_reordered_skip.
+using StepCounters = std::map<std::string, int64_t>;
+
+// One simulated client as the properties see it.
+struct ClientState {
+  std::string id;  // "c<i>"
+  const OptimisticBackend* backend = nullptr;
+  // Live remote views: local qid → (remote query, the AST the view runs).
+  const std::map<int64_t, std::pair<RemoteQuery, Ast>>* views = nullptr;
+  // Local-only views: qid → (local query name, AST).
+  const std::map<int64_t, std::pair<std::string, Ast>>* local_views = nullptr;
+  // Every envelope the client ever pushed first-time, by mid.
+  const std::map<int64_t, MutationEnvelope>* sent = nullptr;
+  // The model of what the client wrote to its local tables: table → id → row.
+  const std::map<std::string, std::map<std::string, RowValues>>* local_rows = nullptr;
+  bool dirty = false;
+  bool local_dirty = false;
+};
+
+// One processed envelope of the authority's log (valid until the log next grows).
+struct ProcessedRef {
+  std::string_view client_id;
+  int64_t mid = 0;
+  std::string_view name;
+  const nlohmann::json* args = nullptr;
+  bool applied = false;  // false: burnt
+  std::string_view reason;
+  int64_t cv = 0;
+};
+
+// The authority, read-only. Implemented in sim/ by an adapter over the daemon.
+class AuthorityView {
+ public:
+  virtual ~AuthorityView() = default;
+  // The first internal error (OK while healthy).
+  virtual const absl::Status& health() const = 0;
+  // The authority's engine over the app schema.
+  virtual const Db& store() const = 0;
+  // Every live subscription (client, qid), lmid query included, in a deterministic order.
+  virtual std::vector<std::pair<std::string, int64_t>> Subscriptions() const = 0;
+  virtual absl::StatusOr<std::vector<TreeNode>> SubscriptionResult(const std::string& client,
+                                                                   int64_t qid) const = 0;
+  // nullptr for no such subscription.
+  virtual const Ast* SubscriptionAst(const std::string& client, int64_t qid) const = 0;
+  // The processed log, in processing order.
+  virtual size_t processed_count() const = 0;
+  virtual ProcessedRef processed(size_t i) const = 0;
+  // The last mid processed for `client` (0: none).
+  virtual int64_t lmid(const std::string& client) const = 0;
+  // What the client's live subscriptions ship, per (table, pk) (invariants.h Coverage).
+  virtual props::Coverage CoverageOf(const std::string& client) const = 0;
+};
+
+struct World {
+  std::vector<ClientState> clients;
+  const AuthorityView* authority = nullptr;
+  bool authority_dirty = false;
+  // The scenario's seed rows: table → positional rows in the app schema's column order.
+  const std::map<std::string, std::vector<RowValues>>* seed_rows = nullptr;
+  const Schema* schema = nullptr;         // the app schema (the authority's)
+  const Schema* client_schema = nullptr;  // app + local-only tables (every client's backend)
+  const Schema* local_schema = nullptr;   // the local-only tables alone
+  const std::map<std::string, Mutator>* client_mutators = nullptr;
+  const std::map<std::string, Mutator>* server_mutators = nullptr;  // the authority's twins
+};
+
+}  // namespace rindle::props
