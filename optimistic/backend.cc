@@ -117,7 +117,7 @@ absl::StatusOr<int64_t> OptimisticBackend::Invoke(const std::string& name,
   entry.domain = daemon_key();
   entry.writes = std::move(run.writes);
   entry.reads = std::move(run.reads);
-  ledger_.Append(std::move(entry));
+  RINDLE_CHECK_EQ(ledger_.Append(std::move(entry)).mid.value_or(0), mid);
   views_.ApplyBatches(run.batches);
   views_.RefreshAxes();
   PushEnvelope(MutationEnvelope{options_.client_id, mid, name, args});
@@ -168,17 +168,16 @@ absl::StatusOr<std::string> OptimisticBackend::InvokeFolded(const std::string& n
 
 void OptimisticBackend::FlushFold(const std::string& fold_key) {
   if (!folds_.IsOpen(fold_key)) return;
-  if (absl::Status s = Guard(HealthCheck::kSkip, [] { return std::string("flushFold called"); });
-      !s.ok()) {
-    health_.Fail(std::move(s));
-    return;
-  }
+  const absl::Status s = Guard(HealthCheck::kSkip, [] { return std::string("flushFold called"); });
+  if (!s.ok()) return health_.Fail(s);
   folds_.Flush(fold_key);
   RINDLE_CHECK(!folds_.IsOpen(fold_key));
 }
 
 void OptimisticBackend::FlushFolds() {
   for (const auto& key : folds_.InCreationOrder()) FlushFold(key);
+  // Inside a cycle each FlushFold only records the re-entry in health.
+  RINDLE_CHECK(health_.in_cycle || folds_.records().empty());
 }
 
 // --- local-only tables -----------------------------------------------------------------------
@@ -197,6 +196,7 @@ absl::Status OptimisticBackend::WriteLocal(const std::vector<RowOp>& ops) {
           "\" is synced — writeLocal accepts only local-only tables (M2); use a named mutator"));
     }
   }
+  const size_t pending_before = ledger_.pending().size();
   std::unique_ptr<WriteTxn> txn = db_.Write();
   for (size_t i = 0; i < ops.size(); ++i) {
     const RowOp& op = ops[i];
@@ -219,6 +219,8 @@ absl::Status OptimisticBackend::WriteLocal(const std::vector<RowOp>& ops) {
   absl::StatusOr<std::vector<QueryBatch>> batches = txn->Commit();
   if (!batches.ok()) return AnnotateStatus(batches.status(), "writeLocal: commit failed: ");
   views_.ApplyBatches(*batches);
+  // Local writes live outside the optimistic cycle: no mid, no pending entry.
+  RINDLE_CHECK_EQ(ledger_.pending().size(), pending_before);
   return absl::OkStatus();
 }
 
@@ -231,7 +233,8 @@ absl::Status OptimisticBackend::RegisterQuery(int64_t qid, const Ast& ast,
     arg_error = absl::InvalidArgumentError(
         "registerQuery: qid 0 is reserved for the lmid system query");
   } else if (views_.Has(qid)) {
-    arg_error = absl::AlreadyExistsError(absl::StrCat("registerQuery: qid ", qid, " is already live"));
+    arg_error =
+        absl::AlreadyExistsError(absl::StrCat("registerQuery: qid ", qid, " is already live"));
   }
   RETURN_IF_ERROR(Guard(HealthCheck::kCheck,
                         [&] { return absl::StrCat("registerQuery ", qid, ": called"); },
@@ -257,7 +260,8 @@ absl::Status OptimisticBackend::RegisterQuery(int64_t qid, const Ast& ast,
 absl::Status OptimisticBackend::RetainRemoteQuery(int64_t retain_qid, const RemoteQuery& remote,
                                                   std::optional<int64_t> local_qid) {
   RETURN_IF_ERROR(Guard(
-      HealthCheck::kCheck, [&] { return absl::StrCat("retainRemoteQuery ", retain_qid, ": called"); },
+      HealthCheck::kCheck,
+      [&] { return absl::StrCat("retainRemoteQuery ", retain_qid, ": called"); },
       retain_qid == kLmidQid ? absl::InvalidArgumentError(
                                    "retainRemoteQuery: qid 0 is reserved for the lmid system query")
                              : absl::OkStatus()));
@@ -279,12 +283,10 @@ absl::Status OptimisticBackend::RetainRemoteQuery(int64_t retain_qid, const Remo
 
 void OptimisticBackend::ReleaseRemoteQuery(int64_t retain_qid) {
   if (!subs_.HasRetain(retain_qid)) return;
-  if (absl::Status s = Guard(HealthCheck::kSkip,
-                             [&] { return absl::StrCat("releaseRemoteQuery ", retain_qid, ": called"); });
-      !s.ok()) {
-    health_.Fail(std::move(s));
-    return;
-  }
+  const absl::Status s = Guard(HealthCheck::kSkip, [&] {
+    return absl::StrCat("releaseRemoteQuery ", retain_qid, ": called");
+  });
+  if (!s.ok()) return health_.Fail(s);
   const std::vector<ServerDeltaOp> gc = subs_.Release(retain_qid);
   reconcile_.RunGc(daemon_key(), gc, absl::StrCat("releaseRemoteQuery ", retain_qid));
   views_.RefreshAxes();
@@ -293,12 +295,9 @@ void OptimisticBackend::ReleaseRemoteQuery(int64_t retain_qid) {
 
 void OptimisticBackend::UnregisterQuery(int64_t qid) {
   if (!views_.Has(qid)) return;
-  if (absl::Status s = Guard(HealthCheck::kSkip,
-                             [&] { return absl::StrCat("unregisterQuery ", qid, ": called"); });
-      !s.ok()) {
-    health_.Fail(std::move(s));
-    return;
-  }
+  const absl::Status s =
+      Guard(HealthCheck::kSkip, [&] { return absl::StrCat("unregisterQuery ", qid, ": called"); });
+  if (!s.ok()) return health_.Fail(s);
   // The view's own retain (RegisterQuery with a remote); other retains feeding this view detach.
   const std::vector<ServerDeltaOp> gc = subs_.Release(qid);
   subs_.DetachView(qid);
@@ -312,13 +311,9 @@ void OptimisticBackend::UnregisterQuery(int64_t qid) {
 // --- frames ----------------------------------------------------------------------------------
 
 void OptimisticBackend::OnFrame(int64_t qid, const NormalizedEvent& ev) {
-  if (absl::Status s = Guard(HealthCheck::kCheck, [&] {
-        return absl::StrCat("frame for qid ", qid, " delivered");
-      });
-      !s.ok()) {
-    health_.Fail(std::move(s));  // a no-op when already unhealthy (health is sticky)
-    return;
-  }
+  const absl::Status s =
+      Guard(HealthCheck::kCheck, [&] { return absl::StrCat("frame for qid ", qid, " delivered"); });
+  if (!s.ok()) return health_.Fail(s);  // a no-op when already unhealthy (health is sticky)
   // A frame for a qid with no live sub (a late frame of a released sub) has no footprint to
   // feed; folding it would plant rows no DropQuery would ever GC.
   if (qid != kLmidQid && !subs_.HasSource(qid)) return;
@@ -336,26 +331,25 @@ void OptimisticBackend::OnFrame(int64_t qid, const NormalizedEvent& ev) {
   health_.Fail(std::move(error));
 }
 
+// The gate resets (CHECKed empty by the channel); pending stays for the resync to re-send.
 void OptimisticBackend::OnRestart() { daemon_->Reset(); }
 
-void OptimisticBackend::OnResync() { daemon_->Resend(ledger_, options_.client_id); }
+void OptimisticBackend::OnResync() {
+  RINDLE_CHECK(!health_.in_cycle);  // a source must not resync from inside RegisterQuery/Push
+  daemon_->Resend(ledger_, options_.client_id);
+}
 
 void OptimisticBackend::OnProgress(const ProgressFrame& frame) {
-  if (absl::Status s = Guard(HealthCheck::kCheck,
-                             [] { return std::string("progress delivered"); });
-      !s.ok()) {
-    health_.Fail(std::move(s));  // a no-op when already unhealthy (health is sticky)
-    return;
-  }
+  const absl::Status s =
+      Guard(HealthCheck::kCheck, [] { return std::string("progress delivered"); });
+  if (!s.ok()) return health_.Fail(s);  // a no-op when already unhealthy (health is sticky)
   std::set<int64_t> newly;
   // The first released snapshot is the hydration point — even an empty one.
-  absl::Status s = daemon_->Release(frame.cv_min, &ledger_,
-                                    [&](int64_t qid) { subs_.MarkHydrated(qid, &newly); });
-  if (!s.ok()) {
-    health_.Fail(std::move(s));
-    return;
-  }
+  const absl::Status released = daemon_->Release(
+      frame.cv_min, &ledger_, [&](int64_t qid) { subs_.MarkHydrated(qid, &newly); });
+  if (!released.ok()) return health_.Fail(released);
   reconcile_.ApplyRelease(daemon_key(), daemon_->TakeDelta(), newly);
+  RINDLE_CHECK(!health_.in_cycle);
 }
 
 // --- introspection ---------------------------------------------------------------------------

@@ -82,7 +82,10 @@ void Channel::Reregister(const std::vector<std::pair<int64_t, const RemoteQuery*
 }
 
 void Channel::Resend(const Ledger& ledger, const std::string& client_id) {
+  int64_t previous = 0;
   for (const PendingMutation* p : ledger.SentInMidOrder(key_)) {
+    RINDLE_CHECK_GT(*p->mid, previous);  // mids are unique per domain: a re-send never repeats
+    previous = *p->mid;
     source_->PushMutation(MutationEnvelope{client_id, *p->mid, p->name, p->args});
   }
 }
@@ -158,7 +161,8 @@ Channel::Action Channel::Admit(int64_t qid, const NormalizedEvent& ev, absl::Sta
     *error = sync_.SetProjection(qid, ev.tables);
     return Action::kNone;
   }
-  if (qid != kLmidQid && rejected_.count(qid) > 0) return Action::kNone;  // the refused epoch's data
+  // The refused epoch's data.
+  if (qid != kLmidQid && rejected_.count(qid) > 0) return Action::kNone;
   if (gate_.OnData(qid, ev) != SourceGate::Admit::kOverflow) return Action::kNone;
   ++overflows_;
   return Action::kOverflow;
@@ -177,6 +181,7 @@ absl::Status Channel::Release(int64_t cv_min, Ledger* ledger,
     if (!s.ok()) return s;
     if (snapshot) on_snapshot(f.qid);
   }
+  RINDLE_CHECK_GE(gate_.applied_cv(), cv_min);  // the release raised the applied watermark
   return absl::OkStatus();
 }
 
@@ -197,6 +202,12 @@ absl::Status Channel::FoldLmidOps(const std::vector<RowOp>& ops, Ledger* ledger)
     if (absl::Status s = ledger->FoldConfirm(key_, lmid); !s.ok()) return s;
   }
   return absl::OkStatus();
+}
+
+void Channel::Reset() {
+  gate_.Reset();
+  RINDLE_CHECK_EQ(gate_.buffered(), size_t{0});
+  RINDLE_CHECK_EQ(gate_.applied_cv(), int64_t{0});
 }
 
 std::vector<ServerDeltaOp> Channel::DropQuery(int64_t qid) {

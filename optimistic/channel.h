@@ -71,12 +71,13 @@ class Channel {
 
   // Downstream. `qid` must be the lmid qid or a live sub's source qid (the caller filters).
   Action Admit(int64_t qid, const NormalizedEvent& ev, absl::Status* error);
-  absl::Status Release(int64_t cv_min, Ledger* ledger, absl::FunctionRef<void(int64_t)> on_snapshot);
+  absl::Status Release(int64_t cv_min, Ledger* ledger,
+                       absl::FunctionRef<void(int64_t)> on_snapshot);
   std::vector<ServerDeltaOp> TakeDelta() { return sync_.TakeDelta(); }
   // Forgets a released sub: its buffered frames, its refused epoch, its footprint (the returned GC
   // delta: rows only it referenced → removes, shared rows narrowed → edits).
   std::vector<ServerDeltaOp> DropQuery(int64_t qid);
-  void Reset() { gate_.Reset(); }
+  void Reset();
 
   const std::string& key() const { return key_; }
   const SourceGate& gate() const { return gate_; }

@@ -87,6 +87,9 @@ void Folds::Absorb(const std::string& key, const std::string& name, const nlohma
   f.max_wait_ms = opts.max_wait_ms;
   f.defer_across_writes = opts.defer_across_writes;
   folds_.emplace(key, std::move(f));
+  // The fresh window's one entry is pending and unflushed.
+  const PendingMutation* opened = ledger_->Find(folds_.at(key).entry_id);
+  RINDLE_CHECK(opened != nullptr && !opened->mid.has_value());
 }
 
 void Folds::Arm(const std::string& key, int64_t now) {
@@ -128,6 +131,12 @@ void Folds::DrainOverlapping(const std::set<std::string>& tables) {
     const PendingMutation* entry = ledger_->Find(f.entry_id);
     if (entry == nullptr) continue;
     if (AnyTableIn(Touched(entry->writes), tables)) Flush(key);
+  }
+  for (const auto& [key, f] : folds_) {
+    const PendingMutation* entry = ledger_->Find(f.entry_id);
+    RINDLE_CHECK_MSG(f.defer_across_writes || entry == nullptr ||
+                         !AnyTableIn(Touched(entry->writes), tables),
+                     "flush-on-enqueue left an overlapping open fold");
   }
 }
 

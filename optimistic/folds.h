@@ -3,7 +3,9 @@
 // window's timers on the FoldClock, flush, drain-overlapping (flush-on-enqueue), creation order
 // and the overtaken-fold detection behind head_reordered(). Holds state; not thread-safe.
 //
-// A fold key is "name\0" + compact JSON of FoldOptions::key. Absorb collapses every invoke of one
+// InvokeFolded applies the prediction now with the READ TRAP armed (RunMode::kFolded: a public
+// Get/GetRow/Query fails with a fold-read error and nothing is consumed; the keyed writers'
+// internal probes stay legal). A fold key is "name\0" + compact JSON of FoldOptions::key. Absorb collapses every invoke of one
 // key into ONE pending entry whose args are overwritten in place (mid and seq stay unset). The
 // window flushes after `debounce_ms` of quiet (Arm re-arms on each invoke), at the first invoke
 // once `max_wait_ms` has passed since the window opened, on FlushFold(key) / FlushFolds()
@@ -82,7 +84,8 @@ class Folds {
   // Closes the window and ships it (no-op for an unknown key). The caller has checked re-entry.
   void Flush(const std::string& key);
   // Flush-on-enqueue (§4.2): flushes, in creation order, every non-deferring window whose entry
-  // touches `tables`.
+  // touches `tables`. Postcondition (CHECKed; the flush-on-enqueue property reads it): no open
+  // non-deferring window touches `tables`.
   void DrainOverlapping(const std::set<std::string>& tables);
   // A normal write that read or wrote a table a still-open fold wrote (see above).
   void NoteOvertaken(const WriteSet& writes, const ReadLog& reads);

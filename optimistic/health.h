@@ -1,6 +1,6 @@
 // health.h — the client's sticky health status and its reconcile-cycle flag, shared by every part
-// of the OptimisticBackend (seed 002 "an unrecoverable condition poisons the client"). Holds
-// state; not thread-safe.
+// of the OptimisticBackend (the sticky health() of backend.h's Errors paragraph). Holds state;
+// not thread-safe.
 //
 //   Fail(s)  — records the FIRST non-OK status; later failures are dropped (sticky): once
 //              unhealthy the backend refuses invokes and ignores frames.
@@ -8,11 +8,11 @@
 //              The facade's guard refuses re-entry; Reconciler asserts it never nests.
 #pragma once
 
-#include "absl/strings/string_view.h"
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 
 namespace rindle {
 

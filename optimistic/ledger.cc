@@ -91,9 +91,10 @@ std::vector<const PendingMutation*> Ledger::SentInMidOrder(const std::string& do
   for (const auto& p : pending_) {
     if (p.domain == domain && p.mid) sent.push_back(&p);
   }
-  std::stable_sort(sent.begin(), sent.end(), [](const PendingMutation* a, const PendingMutation* b) {
+  auto by_mid = [](const PendingMutation* a, const PendingMutation* b) {
     return *a->mid < *b->mid;
-  });
+  };
+  std::stable_sort(sent.begin(), sent.end(), by_mid);
   return sent;
 }
 

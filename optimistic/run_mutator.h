@@ -18,10 +18,10 @@
 
 #include <set>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "engine/db.h"
 #include "engine/schema.h"
 #include "nlohmann/json.hpp"
