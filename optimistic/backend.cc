@@ -117,7 +117,8 @@ absl::StatusOr<int64_t> OptimisticBackend::Invoke(const std::string& name,
   entry.domain = daemon_key();
   entry.writes = std::move(run.writes);
   entry.reads = std::move(run.reads);
-  RINDLE_CHECK_EQ(ledger_.Append(std::move(entry)).mid.value_or(0), mid);
+  const PendingMutation& appended = ledger_.Append(std::move(entry));
+  RINDLE_CHECK_EQ(appended.mid.value_or(0), mid);
   views_.ApplyBatches(run.batches);
   views_.RefreshAxes();
   PushEnvelope(MutationEnvelope{options_.client_id, mid, name, args});
@@ -125,12 +126,6 @@ absl::StatusOr<int64_t> OptimisticBackend::Invoke(const std::string& name,
 }
 
 // --- folds -----------------------------------------------------------------------------------
-
-std::string OptimisticBackend::FoldKey(const std::string& name, const nlohmann::json& key) {
-  return Folds::Key(name, key);
-}
-
-std::vector<std::string> OptimisticBackend::OpenFolds() const { return folds_.InCreationOrder(); }
 
 absl::StatusOr<std::string> OptimisticBackend::InvokeFolded(const std::string& name,
                                                             const nlohmann::json& args,

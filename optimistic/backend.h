@@ -114,8 +114,11 @@ class OptimisticBackend {
                                            const FoldOptions& opts);
   void FlushFold(const std::string& fold_key);  // no-op for a key with no open window
   void FlushFolds();                            // every open window, creation order
-  std::vector<std::string> OpenFolds() const;   // open fold keys, creation order
-  static std::string FoldKey(const std::string& name, const nlohmann::json& key);
+  // Open fold keys, creation order.
+  std::vector<std::string> OpenFolds() const { return folds_.InCreationOrder(); }
+  static std::string FoldKey(const std::string& name, const nlohmann::json& key) {
+    return Folds::Key(name, key);
+  }
 
   // Ops on local-only tables, committed atomically (RowOp: add {row} / remove {row} / edit
   // {old_row, row}; positional full-width rows). Errors (nothing applies): a synced or unknown
