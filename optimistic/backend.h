@@ -1,20 +1,23 @@
 // backend.h — the optimistic client (seed 002 `OptimisticBackend`, SPEC §2.2), SINGLE-DOMAIN core:
-// one authority channel ("daemon"), named mutators predicted on a local engine Db, pending
-// entries with per-domain gapless mids + client-global seq, one coherence gate, NormalizedSync,
-// lmid-as-data confirmation and the rebase reconcile cycle. Holds state; not thread-safe; not
-// re-entrant (a source must not call back into the backend from RegisterQuery/PushMutation).
+// a THIN facade over its parts. One authority channel (kDaemonSource), named mutators predicted on
+// a local engine Db, pending entries with per-domain gapless mids + client-global seq, one
+// coherence gate, NormalizedSync, lmid-as-data confirmation and the rebase reconcile cycle. Holds
+// state; not thread-safe; not re-entrant (a source must not call back into the backend from
+// RegisterQuery/PushMutation).
 //
-// Folds (seed 002 `invokeFolded` / `flushFolds`, FOLDED-MUTATIONS-DESIGN §1–§9): InvokeFolded
-// applies the prediction now with the READ TRAP armed (a public Get/GetRow/Query fails with a
-// fold-read error and nothing is consumed; the keyed writers' internal probes stay legal) and
-// collapses every invoke of one fold key ("name\0" + compact JSON of FoldOptions::key) into ONE
-// pending entry whose args are overwritten in place (mid and seq stay unset). The window flushes
-// after `debounce_ms` of quiet (re-armed on each invoke), at the first invoke once `max_wait_ms`
-// has passed since the window opened, on FlushFold(key) / FlushFolds() (creation order), or when
-// a normal Invoke's touched tables overlap the fold's (flush-on-enqueue, §4.2 — unless
-// `defer_across_writes`). The flush deals the mid and seq (SEND order, so gapless) and pushes the
-// envelope with the LAST args. Unflushed folds re-invoke after every dealt seq, in creation order.
-// Timers run on options.clock (required for InvokeFolded; never wall time).
+// Where each part lives (each header documents its own rules):
+//   run_mutator.h   — running a mutator once through a TrackingTx (invoke, fold, re-invocation)
+//   ledger.h        — pending entries, per-domain mids, the deal seq, watermarks, confirm-drop
+//   channel.h       — the authority channel: gate, NormalizedSync, CRIT#4 hello check, lmid
+//                     projection, refused epochs, restart / resync / overflow, counters
+//   subscriptions.h — RemoteSub refcounting, retains, hydration, release + GC (CRIT#2)
+//   views.h         — local queries + ResultViews, ResultType, the pending axis, observers
+//   folds.h         — folded invokes (FOLDED-MUTATIONS-DESIGN), timers, flush-on-enqueue,
+//                     head_reordered
+//   reconcile.h     — the release → reconcile cycle
+// The facade checks every entry point's preconditions through ONE guard (health, then re-entry
+// inside a reconcile cycle) and sequences the parts; the event order (observer calls, pushes,
+// registrations) is the parts' order below.
 //
 // Local-only tables (201-LOCAL-ONLY-TABLES): WriteLocal commits add/remove/edit ops on local
 // tables directly, outside the optimistic cycle (no mid, no pending entry, never rebased); a
@@ -35,37 +38,18 @@
 // Queries (seed 002 registerQuery / retainRemoteQuery / releaseRemoteQuery / unregisterQuery):
 // RegisterQuery(qid ≠ 0, ast, remote?) registers the engine query + a ResultView; with a remote it
 // also retains the remote under the same qid. RetainRemoteQuery(retain_qid, remote, local_qid?)
-// retains separately (the split path): subs are refcounted per RemoteQuery::Key(); the first
-// retain registers the sub on the source under its retain qid (the sub's sourceQid); a retain
-// naming a local view attaches it to the sub. ReleaseRemoteQuery(retain_qid) releases one retain.
-// ResultType is kUnknown while the view's sub has not released its first snapshot (even an empty
-// one), then kComplete; a local-only view (no sub) is kComplete; a late joiner to a hydrated sub
-// is kComplete at once. The PENDING axis is separate: IsPending(qid) ⇔ some pending entry's
-// touched tables meet the view's tables. Both observers fire on transitions only. The last
-// release unregisters the sub, drops its buffered frames, and GCs rows only it referenced as a
-// SERVER delta through the reconcile cycle (never an optimistic remove — CRIT#2). A view whose
-// sub hydrated in a release but got no batch from it receives an explicit empty catch-up batch.
+// retains separately (the split path; refcounting in subscriptions.h). ReleaseRemoteQuery(
+// retain_qid) releases one retain. ResultType and the pending axis: views.h.
 //
-// Frames (seed 002 onFrame / computeRelease / applyRelease, §5.1): see gate.h. A hello is checked
-// against our schema (CRIT#4): every advertised table must be ours and not local, its columns a
-// projection or an expansion of ours by name IN OUR ORDER (a subsequence of ours, or ours of
-// it — a rename or a reorder is skew), its pk the same columns. A skewed hello is rejected:
-// the qid's epoch is refused (its frames are dropped until the next hello), counted in
-// schema_rejections(), and the sub re-subscribed ("drift ⇒ re-subscribe"). A valid hello records
-// the qid's column projection; frames for a qid with no live sub are ignored. Progress releases
-// frames with cv ≤ cvMin in (cv, arrival) order: lmid (qid 0) frames fold through FoldConfirm into
-// watermark["daemon"] (monotone); data frames fold through NormalizedSync into ONE net delta;
-// then every pending entry with mid ≤ watermark[domain] is dropped; if the delta is non-empty or
-// pending shrank, the reconcile cycle runs: ServerBatchBegin("daemon", delta), re-invoke ALL
-// pending in seq order (a failing re-invocation is dropped from pending; write-sets merge
-// union-never-shrink), ServerBatchEnd, fold the batches into the views.
-// OnRestart resets the gate (pending stays); OnResync re-sends every sent pending envelope with
-// its original mid, in mid order; overflow re-registers every sub and the lmid query.
+// Frames (seed 002 onFrame / computeRelease / applyRelease, §5.1): see gate.h, channel.h (hello
+// check, release order, overflow, restart, resync) and reconcile.h (confirm-drop and the cycle).
+// Frames for a qid with no live sub are ignored.
 //
 // Errors: Invoke/RegisterQuery return Status naming the mutator/qid. Unrecoverable conditions —
 // a confirmed lmid above every issued mid while sent mids are pending, a malformed server frame,
 // an engine failure inside a cycle, a view that cannot fold its events — are stored as the sticky
-// health() status; once unhealthy, Invoke returns it and frames are ignored.
+// health() status; once unhealthy, Invoke returns it and frames are ignored. Programmer errors
+// (a null source, a broken part invariant) abort through RINDLE_CHECK.
 #pragma once
 
 #include <cstdint>
@@ -78,6 +62,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "engine/ast.h"
@@ -85,14 +70,21 @@
 #include "engine/schema.h"
 #include "engine/view.h"
 #include "nlohmann/json.hpp"
+#include "optimistic/channel.h"
 #include "optimistic/fold_clock.h"
+#include "optimistic/folds.h"
 #include "optimistic/gate.h"
+#include "optimistic/health.h"
 #include "optimistic/inspect.h"
+#include "optimistic/ledger.h"
 #include "optimistic/mutation_tx.h"
 #include "optimistic/mutator_registry.h"
 #include "optimistic/normalized_sync.h"
 #include "optimistic/pending.h"
+#include "optimistic/reconcile.h"
 #include "optimistic/source.h"
+#include "optimistic/subscriptions.h"
+#include "optimistic/views.h"
 
 namespace rindle {
 
@@ -104,19 +96,6 @@ struct OptimisticOptions {
   size_t buffer_cap = 1024;
   FoldClock* clock = nullptr;  // fold timers; must outlive the backend; required for folds
 };
-
-// A folded call site's policy (seed 002 `FoldOptions`). Times are virtual ms.
-struct FoldOptions {
-  nlohmann::json key;                  // identity half of the fold key (e.g. the target pk)
-  int64_t debounce_ms = 120;           // trailing debounce after the LAST invoke
-  std::optional<int64_t> max_wait_ms;  // cap from the window's first invoke; unset = unbounded
-  bool defer_across_writes = false;    // keep deferring across overlapping normal writes
-};
-
-inline constexpr int64_t kDefaultFoldDebounceMs = 120;
-
-enum class ResultType { kUnknown, kComplete };
-std::string_view ResultTypeName(ResultType t);
 
 class OptimisticBackend {
  public:
@@ -135,8 +114,11 @@ class OptimisticBackend {
                                            const FoldOptions& opts);
   void FlushFold(const std::string& fold_key);  // no-op for a key with no open window
   void FlushFolds();                            // every open window, creation order
-  std::vector<std::string> OpenFolds() const;   // open fold keys, creation order
-  static std::string FoldKey(const std::string& name, const nlohmann::json& key);
+  // Open fold keys, creation order.
+  std::vector<std::string> OpenFolds() const { return folds_.InCreationOrder(); }
+  static std::string FoldKey(const std::string& name, const nlohmann::json& key) {
+    return Folds::Key(name, key);
+  }
 
   // Ops on local-only tables, committed atomically (RowOp: add {row} / remove {row} / edit
   // {old_row, row}; positional full-width rows). Errors (nothing applies): a synced or unknown
@@ -158,37 +140,39 @@ class OptimisticBackend {
   // an unknown retain qid.
   void ReleaseRemoteQuery(int64_t retain_qid);
 
-  const ResultView* View(int64_t qid) const;  // nullptr for an unknown qid
-  ResultType GetResultType(int64_t qid) const;  // kUnknown for an unknown qid
-  bool IsPending(int64_t qid) const;
+  const ResultView* View(int64_t qid) const { return views_.View(qid); }  // nullptr if unknown
+  ResultType GetResultType(int64_t qid) const {  // kUnknown for an unknown qid
+    return views_.GetResultType(qid);
+  }
+  bool IsPending(int64_t qid) const { return views_.IsPending(qid); }
 
   Inspect inspect() const;
   DomainsInspect InspectDomains() const;
   const Db& engine() const { return db_; }
-  const NormalizedSync& sync() const { return sync_; }
-  const std::vector<PendingMutation>& pending() const { return pending_; }
+  const NormalizedSync& sync() const { return daemon_->sync(); }
+  const std::vector<PendingMutation>& pending() const { return ledger_.pending(); }
   const std::string& client_id() const { return options_.client_id; }
-  absl::Status health() const { return health_; }
+  absl::Status health() const { return health_.status; }
 
   // Observer of every reconcile re-invocation: (entry, ok) in replay order. For replay-order
   // properties and traces.
   void SetReplayObserver(std::function<void(const PendingMutation&, bool ok)> observer) {
-    replay_observer_ = std::move(observer);
+    reconcile_.replay_observer = std::move(observer);
   }
 
   // Observer of every per-query batch the backend folds into a view (invoke commits, local
   // writes, reconcile deliveries), after the fold; `catch_up` marks a just-hydrated view's first
   // delivery (an explicit EMPTY catch-up when its release folded nothing for it).
   void SetBatchObserver(std::function<void(const QueryBatch&, bool catch_up)> observer) {
-    batch_observer_ = std::move(observer);
+    views_.batch_observer = std::move(observer);
   }
   // Transition observers (fire only when the value changes; a late joiner to a hydrated sub is
   // notified kComplete even if it already read kComplete).
   void SetResultTypeObserver(std::function<void(int64_t qid, ResultType)> observer) {
-    result_type_observer_ = std::move(observer);
+    views_.result_type_observer = std::move(observer);
   }
   void SetPendingObserver(std::function<void(int64_t qid, bool pending)> observer) {
-    pending_observer_ = std::move(observer);
+    views_.pending_observer = std::move(observer);
   }
   // Observer of every envelope pushed first-time (invoke, fold flush) — not re-sends.
   void SetSendObserver(std::function<void(const MutationEnvelope&)> observer) {
@@ -196,20 +180,16 @@ class OptimisticBackend {
   }
 
   // True while head may legitimately differ from sync ⊕ replay(pending) (seed 002 §4.2 "the
-  // read-dependent reorder snap"): a normal write read or wrote a table an OPEN fold wrote (one
-  // the flush-on-enqueue did not drain — deferAcrossWrites, or a read-only overlap), or an open
-  // fold was re-invoked after a later-created open fold touching the same tables, or a fold
-  // flushed (took a seq, so it now replays first) while another open fold touches the same
-  // tables; the next reconcile replays them in seq / creation order instead. Cleared by every
-  // reconcile cycle.
-  bool head_reordered() const { return head_reordered_; }
+  // read-dependent reorder snap"; the cases are listed in folds.h). Cleared by every reconcile
+  // cycle.
+  bool head_reordered() const { return folds_.head_reordered(); }
   // Reconcile cycles run so far (incremented as a cycle opens; replay observers see the cycle).
-  int64_t reconcile_cycles() const { return reconcile_cycles_; }
+  int64_t reconcile_cycles() const { return reconcile_.cycles(); }
 
   // Counters for the campaign summary and properties.
-  int64_t schema_rejections() const { return schema_rejections_; }
-  int64_t overflows() const { return overflows_; }
-  int64_t superseded_frames_dropped() const { return superseded_dropped_; }
+  int64_t schema_rejections() const { return daemon_->schema_rejections(); }
+  int64_t overflows() const { return daemon_->overflows(); }
+  int64_t superseded_frames_dropped() const { return daemon_->superseded_frames_dropped(); }
 
   // The source handlers (wired in the constructor; public so a harness can drive them directly).
   void OnFrame(int64_t qid, const NormalizedEvent& ev);
@@ -218,97 +198,28 @@ class OptimisticBackend {
   void OnResync();
 
  private:
-  struct RemoteSub {
-    int64_t source_qid = 0;
-    RemoteQuery remote;
-    int ref_count = 0;
-    std::map<int64_t, int> local_qids;  // local view qid → how many retains feed it
-    bool hydrated = false;
-  };
-  struct Retain {
-    std::string key;                   // RemoteQuery::Key() of the sub
-    std::optional<int64_t> local_qid;  // the view it feeds, if any
-  };
-  struct LocalQuery {
-    std::vector<std::string> tables;  // AstTables
-    std::unique_ptr<ResultView> view;
-  };
-  struct FoldRecord {
-    uint64_t entry_id = 0;  // its PendingMutation::id
-    uint64_t created = 0;   // creation order (flushFolds / drain order)
-    std::string name;
-    nlohmann::json args;    // the latest args (what the flush ships)
-    int64_t first_at = 0;   // clock time of the window's first invoke
-    int64_t debounce_ms = kDefaultFoldDebounceMs;
-    std::optional<int64_t> max_wait_ms;
-    bool defer_across_writes = false;
-    std::optional<FoldClock::TimerId> timer;
-  };
-
-  void Fail(absl::Status s);
-  std::pair<int64_t, int64_t> DealMid(const std::string& domain);
-  void ApplyBatches(const std::vector<QueryBatch>& batches);
-  absl::Status RunReconcileCycle(const std::vector<ServerDeltaOp>& delta);
-  void ApplyRelease(const std::vector<ServerDeltaOp>& delta, const std::set<int64_t>& newly);
-  void FoldLmidOps(const std::vector<RowOp>& ops);
-  void FoldConfirm(const std::string& domain, int64_t lmid);
-  void MarkSubHydrated(int64_t source_qid, std::set<int64_t>* newly);
-  void Overflow();
-  void RegisterLmidQuery();
+  enum class HealthCheck { kCheck, kSkip };
+  // The ONE precondition guard of the state-changing entry points, in this order: unhealthy →
+  // the sticky health (annotated) when `health` is kCheck; then `arg_error` (the caller's own
+  // argument checks, which precede the re-entry check); then re-entry inside a reconcile cycle →
+  // FailedPrecondition "<act()> re-entrantly inside a reconcile cycle". OK to proceed.
+  absl::Status Guard(HealthCheck health, absl::FunctionRef<std::string()> act,
+                     absl::Status arg_error = absl::OkStatus()) const;
+  void RegisterTables();
   void PushEnvelope(const MutationEnvelope& envelope);
-  void DrainOverlapping(const std::set<std::string>& tables);
-  void NoteOvertakenFolds(const WriteSet& writes, const ReadLog& reads);
-  std::vector<std::string> FoldsInCreationOrder() const;
-  PendingMutation* EntryById(uint64_t id);
-  absl::Status CheckHello(const std::vector<WireTable>& tables) const;
-  // Releases one retain: returns the sub's source qid when it was the last one.
-  std::optional<int64_t> ReleaseRetain(int64_t retain_qid);
-  void DropSub(int64_t source_qid, std::vector<ServerDeltaOp>* gc);
-  void RunGc(const std::vector<ServerDeltaOp>& gc, const std::string& what);
-  bool ViewHydrated(int64_t qid) const;
-  // Recomputes every view's ResultType and pending axis; fires the observers on transitions.
-  void RefreshAxes();
-  void NotifyResultType(int64_t qid, ResultType rt, bool force);
-  std::set<std::string> PendingTables() const;
+  const std::string& daemon_key() const { return daemon_->key(); }
 
   OptimisticOptions options_;
-  OptimisticSource* source_;
   MutatorRegistry registry_;
   Db db_;
-  SourceGate gate_;
-  NormalizedSync sync_;
-  absl::Status health_;
-  bool in_cycle_ = false;
-
-  std::vector<PendingMutation> pending_;  // creation order
-  uint64_t next_entry_id_ = 1;
-  std::map<std::string, int64_t> next_mid_;
-  std::map<std::string, int64_t> watermark_;
-  int64_t deal_seq_ = 0;
-  std::map<std::string, FoldRecord> folds_;  // by fold key
-  uint64_t next_fold_created_ = 0;
-
-  std::map<int64_t, LocalQuery> queries_;
-  std::map<std::string, RemoteSub> subs_;         // by RemoteQuery::Key()
-  std::map<int64_t, std::string> source_to_key_;  // sourceQid → key
-  std::map<int64_t, Retain> retains_;             // retain qid → retain
-  std::map<int64_t, std::set<int64_t>> view_retains_;  // local view qid → retains feeding it
-  std::set<int64_t> hydrated_;                    // views whose feeding sub released a snapshot
-  std::set<int64_t> rejected_;                    // source qids whose current hello was refused
-  std::map<int64_t, ResultType> result_types_;    // last notified
-  std::map<int64_t, bool> pending_axis_;          // last notified
-  int lmid_col_client_ = 0;                       // lmid hello projection (by name)
-  int lmid_col_lmid_ = 1;
-  int64_t schema_rejections_ = 0;
-  int64_t overflows_ = 0;
-  int64_t superseded_dropped_ = 0;
-  bool head_reordered_ = false;
-  int64_t reconcile_cycles_ = 0;
-
-  std::function<void(const PendingMutation&, bool)> replay_observer_;
-  std::function<void(const QueryBatch&, bool)> batch_observer_;
-  std::function<void(int64_t, ResultType)> result_type_observer_;
-  std::function<void(int64_t, bool)> pending_observer_;
+  ClientHealth health_;
+  Ledger ledger_;
+  std::map<std::string, std::unique_ptr<Channel>> channels_;  // by source key
+  Channel* daemon_;                                           // channels_[kDaemonSource]
+  Subscriptions subs_;
+  Views views_;
+  Folds folds_;
+  Reconciler reconcile_;
   std::function<void(const MutationEnvelope&)> send_observer_;
 };
 

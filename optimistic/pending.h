@@ -6,7 +6,7 @@
 //            after every dealt seq.
 //   seq    — the client-global deal sequence stamped with `mid`: the ONE replay order (the
 //            reconcile re-invokes in seq order, never mid order). nullopt iff mid is.
-//   domain — the confirming stream ("daemon" in the single-domain core); its watermark alone
+//   domain — the confirming stream (kDaemonSource in the single-domain core); its watermark alone
 //            retires the entry (mid ≤ watermark[domain]).
 //   writes — the pk-granular write-set of the LAST invocation, merged union-never-shrink across
 //            re-invocations; `Touched(writes)` is the pending-axis table set.
@@ -17,12 +17,14 @@
 #include <optional>
 #include <string>
 
+#include "engine/source_key.h"
 #include "nlohmann/json.hpp"
 #include "optimistic/write_set.h"
 
 namespace rindle {
 
-inline constexpr char kDaemonDomain[] = "daemon";
+// Legacy name of engine/source_key.h's kDaemonSource (the one spelling); new code uses that.
+inline constexpr const char* kDaemonDomain = kDaemonSource.data();
 
 struct PendingMutation {
   uint64_t id = 0;  // creation order (stable identity; a fold window references its entry by it)
@@ -30,7 +32,7 @@ struct PendingMutation {
   std::optional<int64_t> seq;
   std::string name;
   nlohmann::json args;
-  std::string domain = kDaemonDomain;
+  std::string domain = std::string(kDaemonSource);
   WriteSet writes;
   ReadLog reads;
 };

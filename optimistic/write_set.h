@@ -84,6 +84,16 @@ void MergeWriteSet(WriteSet& dest, const WriteSet& src);
 
 // Tables written (the write-set's keys), sorted.
 std::set<std::string> Touched(const WriteSet& ws);
+
+// The ONE table-overlap test (folds' flush-on-enqueue and reorder detection, the pending axis):
+// whether some table of `tables` (any range of table names) is in `set`.
+template <typename Tables>
+bool AnyTableIn(const Tables& tables, const std::set<std::string>& set) {
+  for (const auto& t : tables) {
+    if (set.count(t) > 0) return true;
+  }
+  return false;
+}
 // Flattened records in (table, pk-key) order.
 std::vector<WriteRecord> Flatten(const WriteSet& ws);
 

@@ -1,0 +1,72 @@
+// ledger.h — the client's mutation ledger (seed 002 `dealMid` / `PendingMutation` / watermarks /
+// confirm-drop, §7.1–§7.2): the pending entries, per-domain gapless mids, the client-global deal
+// seq and per-domain confirmation watermarks. Holds state; not thread-safe. Domains are keyed by
+// source key (engine/source_key.h: kDaemonSource today; a second domain only adds entries).
+//
+// Invariants:
+//   - mids are dealt per domain from 1, gapless, in SEND order (a failed invoke deals none, #10);
+//     every deal also stamps the next client-global seq — the ONE replay order.
+//   - an entry without a mid is an unflushed fold: never confirmable, never re-sent.
+//   - watermark[domain] only grows (FoldConfirm is max-monotone).
+//   - pending stays in creation (Append) order; ids are stamped by Append and never reused.
+// FoldConfirm(domain, lmid): an lmid above every issued mid is a fresh session over a client id
+// with history (continue the server's sequence) — unless sent mids of that domain are pending:
+// then two writers share the client id (or state is corrupt) and it returns Internal (the caller
+// poisons health). DropConfirmed() retires every entry with mid ≤ watermark[its domain]; a burnt
+// (rejected) mid drops the same way (the release carries no effects for it, so the rewind snaps
+// the prediction back).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "optimistic/pending.h"
+
+namespace rindle {
+
+class Ledger {
+ public:
+  // Opens `domain` (next mid 1, watermark 0). Re-adding a domain is a programmer error.
+  void AddDomain(std::string_view domain);
+  bool HasDomain(const std::string& domain) const { return next_mid_.count(domain) > 0; }
+
+  // Deals the next (mid, seq) of an open domain.
+  std::pair<int64_t, int64_t> DealMid(const std::string& domain);
+  // Appends `entry` (its id still 0; mid and seq both set or both unset) and stamps its id.
+  PendingMutation& Append(PendingMutation entry);
+  PendingMutation* Find(uint64_t id);
+  const PendingMutation* Find(uint64_t id) const;
+
+  absl::Status FoldConfirm(const std::string& domain, int64_t lmid);
+  // Drops every confirmed entry; returns whether pending shrank.
+  bool DropConfirmed();
+  // Drops the entries at these indexes of pending() (a failed re-invocation), keeping the order.
+  void Erase(const std::set<size_t>& indexes);
+
+  // The domain's sent (mid-bearing) entries in mid order — what a resync re-sends.
+  std::vector<const PendingMutation*> SentInMidOrder(const std::string& domain) const;
+  // Indexes of pending() in SEND order: seq ascending, unflushed (seq-less) entries last, stable.
+  std::vector<size_t> ReplayOrder() const;
+  // The union of every pending entry's touched tables (the pending axis).
+  std::set<std::string> PendingTables() const;
+
+  std::vector<PendingMutation>& pending() { return pending_; }
+  const std::vector<PendingMutation>& pending() const { return pending_; }
+  const std::map<std::string, int64_t>& next_mid() const { return next_mid_; }
+  const std::map<std::string, int64_t>& watermark() const { return watermark_; }
+
+ private:
+  std::vector<PendingMutation> pending_;  // creation order
+  uint64_t next_entry_id_ = 1;
+  std::map<std::string, int64_t> next_mid_;
+  std::map<std::string, int64_t> watermark_;
+  int64_t deal_seq_ = 0;
+};
+
+}  // namespace rindle

@@ -1,0 +1,84 @@
+// subscriptions.h — the client's remote subscriptions (seed 002 retainRemoteQuery /
+// releaseRemoteQuery, CRIT#2): RemoteSub refcounting per RemoteQuery::Key(), the retains (retain
+// qid → sub, optionally feeding a local view), the source qid ↔ key map, and which local views
+// are hydrated. Holds state; not thread-safe. Registers / unregisters subs on one Channel.
+//
+// Retain(retain_qid, remote, local_qid?): subs are refcounted per RemoteQuery::Key(); the first
+// retain registers the sub on the channel under its retain qid (the sub's sourceQid); a retain
+// naming a local view attaches it to the sub. A late joiner to a hydrated sub is hydrated at once
+// (the caller notifies it kComplete). Release(retain_qid) releases one retain; the last one for a
+// key unregisters the sub, drops its buffered frames and returns the GC delta of rows only it
+// referenced — the caller runs it as a SERVER delta through the reconcile cycle, never an
+// optimistic remove (CRIT#2). MarkHydrated(source_qid): the sub's first released snapshot (even
+// an empty one) hydrates every view it feeds. A view no retain feeds is local-only: hydrated.
+// Invariants: a live source qid maps to exactly one sub; ref_count == its live retains; a retain
+// qid is unique among live retains and ≠ kLmidQid (callers check and return Status first).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "engine/db.h"
+#include "optimistic/channel.h"
+#include "optimistic/source.h"
+
+namespace rindle {
+
+class Subscriptions {
+ public:
+  // `channel` must outlive this object.
+  explicit Subscriptions(Channel* channel);
+
+  bool HasRetain(int64_t retain_qid) const { return retains_.count(retain_qid) > 0; }
+  bool HasSource(int64_t source_qid) const { return source_to_key_.count(source_qid) > 0; }
+  // registerQuery(qid, ast, remote)'s precondition on the wire id: `qid` is not still the source
+  // qid of a DIFFERENT live remote query (FailedPrecondition naming it).
+  absl::Status CheckWireId(int64_t qid, const RemoteQuery& remote) const;
+  // One more retain (see above). Returns whether `local_qid` joined an already-hydrated sub.
+  // Error (nothing changes): `retain_qid` is still the wire id of another live remote query.
+  absl::StatusOr<bool> Retain(int64_t retain_qid, const RemoteQuery& remote,
+                              std::optional<int64_t> local_qid);
+  // Releases one retain; the GC delta when it was the sub's last (empty otherwise / unknown qid).
+  std::vector<ServerDeltaOp> Release(int64_t retain_qid);
+  // The local view `qid` goes away: other retains feeding it detach, it is no longer hydrated.
+  void DetachView(int64_t qid);
+  // The sub's first released snapshot; inserts the views it newly hydrates into `newly`.
+  void MarkHydrated(int64_t source_qid, std::set<int64_t>* newly);
+  bool ViewHydrated(int64_t qid) const;
+
+  // The sub behind a live source qid.
+  const RemoteQuery& RemoteOf(int64_t source_qid) const;
+  // Every live (source qid, remote) in key order — deterministic.
+  std::vector<std::pair<int64_t, const RemoteQuery*>> Live() const;
+
+ private:
+  struct RemoteSub {
+    int64_t source_qid = 0;
+    RemoteQuery remote;
+    int ref_count = 0;
+    std::map<int64_t, int> local_qids;  // local view qid → how many retains feed it
+    bool hydrated = false;
+  };
+  struct RetainRecord {
+    std::string key;                   // RemoteQuery::Key() of the sub
+    std::optional<int64_t> local_qid;  // the view it feeds, if any
+  };
+  // Releases one retain: returns the sub's source qid when it was the last one.
+  std::optional<int64_t> ReleaseRetain(int64_t retain_qid);
+
+  Channel* channel_;
+  std::map<std::string, RemoteSub> subs_;              // by RemoteQuery::Key()
+  std::map<int64_t, std::string> source_to_key_;       // sourceQid → key
+  std::map<int64_t, RetainRecord> retains_;            // retain qid → retain
+  std::map<int64_t, std::set<int64_t>> view_retains_;  // local view qid → retains feeding it
+  std::set<int64_t> hydrated_;  // views whose feeding sub released a snapshot
+};
+
+}  // namespace rindle
