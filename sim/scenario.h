@@ -7,7 +7,8 @@
 //   config      clients, the safety phase length, the gate buffer cap, the network's rates,
 //               each client's connect time — everything the executor needs besides the lists
 //   seed_rows   the authority's initial rows (table → positional rows, app schema order)
-//   actions     timed client actions, in execution order (time ascending):
+//   actions     timed client actions, in execution order (time ascending); every kind and its
+//               fields are a row of the kinds table (scenario_kinds.cc), described here too:
 //                 retain  {t, client, query: {name, args}, handle}  a new live view; `handle`
 //                         names it for a later release (unique per client)
 //                 release {t, client, handle}   releases the view a retain with that handle

@@ -133,25 +133,21 @@ absl::StatusOr<LocalOp> ReadLocalOp(const json& o, const std::string& origin,
   std::string op;
   SCN_ASSIGN(op, orr.String("op", true));
   LocalOp lop;
-  std::vector<std::string> known = {"op", "id"};
-  if (op == "set_draft") {
-    lop.kind = LocalOp::Kind::kSetDraft;
-    known = {"op", "id", "issueId", "body"};
-  } else if (op == "clear_draft") {
-    lop.kind = LocalOp::Kind::kClearDraft;
-  } else if (op == "select") {
-    lop.kind = LocalOp::Kind::kSelect;
-    known = {"op", "id", "issueId"};
-  } else if (op == "unselect") {
-    lop.kind = LocalOp::Kind::kUnselect;
-  } else if (op == "synced_write") {
-    lop.kind = LocalOp::Kind::kSyncedWrite;
-  } else {
-    return FieldError(origin, StrCat(op_path, ".op"),
-                      "\"set_draft\", \"clear_draft\", \"select\", \"unselect\" or "
-                      "\"synced_write\"",
-                      orr.Find("op"));
+  bool known_op = false;
+  for (LocalOp::Kind kind : AllLocalOpKinds()) {
+    if (LocalOpKindName(kind) == op) {
+      lop.kind = kind;
+      known_op = true;
+    }
   }
+  if (!known_op) {
+    return FieldError(origin, StrCat(op_path, ".op"), LocalOpKindNameList(), orr.Find("op"));
+  }
+  std::vector<std::string> known = {"op", "id"};
+  if (lop.kind == LocalOp::Kind::kSetDraft || lop.kind == LocalOp::Kind::kSelect) {
+    known.push_back("issueId");
+  }
+  if (lop.kind == LocalOp::Kind::kSetDraft) known.push_back("body");
   if (auto s = orr.CheckObject(known); !s.ok()) return s;
   SCN_ASSIGN(lop.id, orr.String("id", true));
   if (lop.kind == LocalOp::Kind::kSetDraft || lop.kind == LocalOp::Kind::kSelect) {

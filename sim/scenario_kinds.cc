@@ -77,14 +77,21 @@ std::vector<FaultKindSpec> BuildFaultKinds() {
   };
 }
 
-template <typename Spec>
-std::string QuotedList(const std::vector<Spec>& rows) {
+// "a", "b" or "c".
+std::string QuotedList(const std::vector<std::string_view>& names) {
   std::string out;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if (i > 0) out += i + 1 == rows.size() ? " or " : ", ";
-    StrAppend(&out, "\"", rows[i].name, "\"");
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += i + 1 == names.size() ? " or " : ", ";
+    StrAppend(&out, "\"", names[i], "\"");
   }
   return out;
+}
+
+template <typename Spec>
+std::string QuotedList(const std::vector<Spec>& rows) {
+  std::vector<std::string_view> names;
+  for (const Spec& row : rows) names.push_back(row.name);
+  return QuotedList(names);
 }
 
 template <typename Spec>
@@ -223,6 +230,17 @@ std::string_view LocalOpKindName(LocalOp::Kind kind) {
     case LocalOp::Kind::kSyncedWrite: return "synced_write";
   }
   return "?";
+}
+
+std::vector<LocalOp::Kind> AllLocalOpKinds() {
+  using K = LocalOp::Kind;
+  return {K::kSetDraft, K::kClearDraft, K::kSelect, K::kUnselect, K::kSyncedWrite};
+}
+
+std::string LocalOpKindNameList() {
+  std::vector<std::string_view> names;
+  for (LocalOp::Kind kind : AllLocalOpKinds()) names.push_back(LocalOpKindName(kind));
+  return QuotedList(names);
 }
 
 }  // namespace rindle::sim

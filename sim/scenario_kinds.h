@@ -110,5 +110,8 @@ bool FaultHasCount(ScenarioFault::Kind kind);
 std::vector<ScenarioAction::Kind> AllActionKinds();
 std::vector<ScenarioFault::Kind> AllFaultKinds();
 std::string_view LocalOpKindName(LocalOp::Kind kind);
+// Every write_local intent kind, in declaration order, and their names quoted for a message.
+std::vector<LocalOp::Kind> AllLocalOpKinds();
+std::string LocalOpKindNameList();
 
 }  // namespace rindle::sim

@@ -8,7 +8,12 @@
 // Constants, no state. Changing ANY value, or the order in which the generator reads them
 // against the Rng, changes the scenario of every seed: the trace digests (scripts/digests.sh)
 // and the corpus files pin them. Per-fault-kind swarm counts live in the kinds table
-// (scenario_kinds.h, FaultSwarmDraw) so a new fault kind is one row.
+// (scenario_kinds.h, FaultSwarmDraw) so a new fault kind is one row. The swarm-off rates
+// (retain 80‰, release 60‰, fold 60‰, ...) are SwarmDraw's defaults (swarm.h). Constants of
+// the file format and the executor stay with the types (scenario_types.h): safety_ms (the
+// ScenarioConfig default, 4000 virtual ms — the generator never draws it), kStormGapMs (3 ms
+// between a storm's cycles), kMaxStormCount (50), and the loader's limits
+// (scenario_json_reader.h: kMaxScenarioMs, kMaxScenarioClients = 8).
 // Source: scenario_generator.h (the streams), swarm.h (swarm testing), seed 002 §8.5 (tiny caps).
 #pragma once
 

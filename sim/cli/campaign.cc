@@ -22,6 +22,7 @@
 #include "absl/strings/str_format.h"
 #include "sim/determinism_guard.h"
 #include "sim/cli/junit.h"
+#include "sim/cli/progress.h"
 #include "sim/cli/result_io.h"
 #include "sim/cli/shrink_command.h"
 #include "sim/cli/worker.h"
@@ -69,106 +70,6 @@ class SeedCursor {
   bool done_ = false;
 };
 
-using Clock = std::chrono::steady_clock;
-
-double SecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-std::string FormatDuration(double seconds) {
-  if (seconds < 0) seconds = 0;
-  const int64_t s = static_cast<int64_t>(seconds + 0.5);
-  if (s >= 3600) return absl::StrFormat("%dh%02dm%02ds", s / 3600, (s / 60) % 60, s % 60);
-  if (s >= 60) return absl::StrFormat("%dm%02ds", s / 60, s % 60);
-  return absl::StrFormat("%.1fs", seconds);
-}
-
-struct Stats {
-  uint64_t done = 0;
-  uint64_t resumed = 0;  // of `done`: results read back by --resume (not run now)
-  uint64_t failed = 0;
-  std::vector<uint64_t> failed_seeds;
-  std::map<std::string, int64_t> counter_totals;
-  std::map<std::string, int64_t> counter_seeds;  // seeds in which the counter fired
-};
-
-class Progress {
- public:
-  Progress(bool enabled, uint64_t total, std::optional<int64_t> budget_ms)
-      : enabled_(enabled), tty_(::isatty(STDERR_FILENO) == 1), total_(total),
-        budget_ms_(budget_ms), start_(Clock::now()), last_(start_ - std::chrono::hours(1)) {}
-
-  // Redraws when due or when `force`: on a terminal 4 times a second; otherwise (a log) a line
-  // at most every 10 s when seeds finished, and at least every minute.
-  void Update(const Stats& stats, bool force) {
-    if (!enabled_) return;
-    const auto now = Clock::now();
-    if (!force) {
-      if (tty_ && now - last_ < std::chrono::milliseconds(250)) return;
-      if (!tty_ && (now - last_ < std::chrono::seconds(10) ||
-                    (stats.done == last_done_ && now - last_ < std::chrono::seconds(60)))) {
-        return;
-      }
-    }
-    last_ = now;
-    last_done_ = stats.done;
-    const double elapsed = SecondsSince(start_);
-    const double rate =
-        elapsed > 0 ? static_cast<double>(stats.done - stats.resumed) / elapsed : 0;
-    std::string eta = "?";
-    if (budget_ms_) {
-      eta = FormatDuration(std::max(0.0, *budget_ms_ / 1000.0 - elapsed)) + " (budget)";
-    } else if (rate > 0) {
-      eta = FormatDuration(static_cast<double>(total_ - stats.done) / rate);
-    }
-    std::string total = budget_ms_ && total_ == UINT64_MAX ? "?" : absl::StrCat(total_);
-    std::string line = absl::StrFormat("[fuzz] %d/%s seeds  failures=%d  %.2f seeds/s  ETA %s",
-                                       stats.done, total, stats.failed, rate, eta);
-    if (tty_) {
-      std::fprintf(stderr, "\r\033[K%s", line.c_str());
-      shown_ = true;
-    } else {
-      std::fprintf(stderr, "%s\n", line.c_str());
-    }
-    std::fflush(stderr);
-  }
-
-  // Erases the live line before other output (tty only).
-  void Clear() {
-    if (enabled_ && tty_ && shown_) {
-      std::fprintf(stderr, "\r\033[K");
-      std::fflush(stderr);
-      shown_ = false;
-    }
-  }
-
- private:
-  bool enabled_;
-  bool tty_;
-  uint64_t total_;
-  std::optional<int64_t> budget_ms_;
-  Clock::time_point start_;
-  Clock::time_point last_;
-  uint64_t last_done_ = UINT64_MAX;
-  bool shown_ = false;
-};
-
-void PrintCounters(const Stats& stats) {
-  if (stats.counter_totals.empty()) {
-    std::printf("counters: none reported\n");
-    return;
-  }
-  size_t width = 7;
-  for (const auto& [name, total] : stats.counter_totals) width = std::max(width, name.size());
-  std::printf("counters (summed over %llu seeds):\n",
-              static_cast<unsigned long long>(stats.done));
-  std::printf("  %-*s %14s %10s\n", static_cast<int>(width), "counter", "total", "in seeds");
-  for (const auto& [name, total] : stats.counter_totals) {
-    std::printf("  %-*s %14lld %10lld\n", static_cast<int>(width), name.c_str(),
-                static_cast<long long>(total),
-                static_cast<long long>(stats.counter_seeds.at(name)));
-  }
-}
 
 // The results file read for --resume: its results by seed, the byte length of its complete
 // lines (a torn last line — no newline, from a kill mid-write — lies beyond it), and the line
@@ -304,7 +205,7 @@ class Campaign {
   WorkerPool pool_;
   const std::string trace_dir_;
   const Clock::time_point start_ = Clock::now();
-  Stats stats_;
+  CampaignStats stats_;
   std::vector<RunResult> all_results_;  // for JUnit
   uint64_t resumed_ = 0;
   Progress progress_;
