@@ -7,7 +7,8 @@
 //   config      clients, the safety phase length, the gate buffer cap, the network's rates,
 //               each client's connect time — everything the executor needs besides the lists
 //   seed_rows   the authority's initial rows (table → positional rows, app schema order)
-//   actions     timed client actions, in execution order (time ascending):
+//   actions     timed client actions, in execution order (time ascending); every kind and its
+//               fields are a row of the kinds table (scenario_kinds.cc), described here too:
 //                 retain  {t, client, query: {name, args}, handle}  a new live view; `handle`
 //                         names it for a later release (unique per client)
 //                 release {t, client, handle}   releases the view a retain with that handle
@@ -62,110 +63,22 @@
 // Errors: LoadScenario / ScenarioFromJson return InvalidArgument (NotFound for a missing file)
 // naming the file, the field (a JSON path such as actions[3].client) and what was expected, e.g.
 //   corpus/x.json: field "actions[3].client": expected an integer in [0, 2], got 7
+//
+// Files: the value types are scenario_types.h, every kind's name and fields scenario_kinds.h
+// (the one table the loader, writer, validator, step printer and swarm read); the functions
+// below live in scenario.cc (document read), scenario_json_read.cc (elements),
+// scenario_json_write.cc, scenario_validate.cc and scenario_steps.cc.
 #pragma once
 
-#include <cstdint>
-#include <optional>
 #include <string>
-#include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
-#include "optimistic/source.h"
-#include "sim/network.h"
-#include "sim/workload_generator.h"
+#include "sim/scenario_kinds.h"
+#include "sim/scenario_types.h"
 
 namespace rindle::sim {
-
-inline constexpr char kScenarioFormat[] = "rindle-scenario/2";
-inline constexpr char kScenarioFormatV1[] = "rindle-scenario/1";
-inline constexpr int64_t kStormGapMs = 3;  // resubscribe_storm: virtual ms between cycles
-
-struct ScenarioConfig {
-  int clients = 3;                   // 1..8
-  int64_t safety_ms = 4000;          // virtual ms of workload + faults; then the network heals
-  size_t buffer_cap = 1024;          // client gate buffer cap (frames); small caps force overflow
-  NetworkConfig network;
-  std::vector<int64_t> connect_ms;   // per client: when it first connects (virtual ms)
-};
-
-// One write_local intent (see the header comment).
-struct LocalOp {
-  enum class Kind { kSetDraft, kClearDraft, kSelect, kUnselect, kSyncedWrite };
-  Kind kind = Kind::kSetDraft;
-  std::string id;
-  std::string issue_id;  // kSetDraft, kSelect
-  std::string body;      // kSetDraft
-  bool operator==(const LocalOp&) const = default;
-};
-
-struct ScenarioAction {
-  enum class Kind { kRetain, kRelease, kMutate, kMutateFolded, kFlushFolds, kWriteLocal, kLocalView };
-  int64_t t_ms = 0;
-  int client = 0;
-  Kind kind = Kind::kMutate;
-  RemoteQuery query;    // kRetain
-  int64_t handle = 0;   // kRetain, kRelease, kLocalView
-  std::string name;     // kMutate, kMutateFolded: mutator name
-  nlohmann::json args;  // kMutate, kMutateFolded: its args (a JSON object)
-  // kMutateFolded: the FoldOptions.
-  nlohmann::json fold_key;
-  int64_t debounce_ms = 0;
-  std::optional<int64_t> max_wait_ms;
-  bool defer_across_writes = false;
-  std::vector<LocalOp> ops;  // kWriteLocal (non-empty)
-  std::string local_query;   // kLocalView: one of LocalQueryNames()
-};
-
-struct ScenarioFault {
-  enum class Kind {
-    kLinkBreak,
-    kPartition,
-    kAuthorityRestart,
-    kProgressStarvation,
-    kResubscribeStorm,
-    kSchemaSkew
-  };
-  int64_t t_ms = 0;
-  Kind kind = Kind::kLinkBreak;
-  int client = 0;           // kLinkBreak, kPartition, kResubscribeStorm, kSchemaSkew
-  int64_t duration_ms = 0;  // kPartition, kProgressStarvation
-  int64_t count = 0;        // kResubscribeStorm: cycles (1..kMaxStormCount)
-};
-inline constexpr int64_t kMaxStormCount = 50;
-
-struct Scenario {
-  enum class Expect { kPass, kFail };
-
-  std::string path;  // where it was loaded from ("" when built in memory)
-  uint64_t seed = 0;
-  std::optional<int64_t> max_steps;
-  Expect expect = Expect::kPass;
-  std::string property;  // required when expect == kFail
-  std::string message;   // the failure message when it was saved (informational)
-  std::string note;
-
-  bool generated = false;  // false: a /1 file, config/rows/actions/faults not filled in yet
-  ScenarioConfig config;
-  SeedRows seed_rows;
-  std::vector<ScenarioAction> actions;
-  std::vector<ScenarioFault> faults;
-  nlohmann::json swarm = nlohmann::json::object();
-};
-
-std::string_view ActionKindName(ScenarioAction::Kind kind);
-std::string_view FaultKindName(ScenarioFault::Kind kind);
-std::optional<ScenarioFault::Kind> FaultKindFromName(std::string_view name);
-// Fault kinds that target one client.
-bool FaultTargetsClient(ScenarioFault::Kind kind);
-// Fault kinds that have a duration.
-bool FaultHasDuration(ScenarioFault::Kind kind);
-// Fault kinds that have a count.
-bool FaultHasCount(ScenarioFault::Kind kind);
-// Every action / fault kind, in declaration order.
-std::vector<ScenarioAction::Kind> AllActionKinds();
-std::vector<ScenarioFault::Kind> AllFaultKinds();
-std::string_view LocalOpKindName(LocalOp::Kind kind);
 
 // Reads and validates a scenario file.
 absl::StatusOr<Scenario> LoadScenario(const std::string& path);
@@ -181,6 +94,10 @@ absl::Status ValidateScenario(const Scenario& scenario, const std::string& origi
 // The canonical JSON form (what LoadScenario accepts). A non-generated scenario is written in
 // the /1 form.
 nlohmann::json ScenarioToJson(const Scenario& scenario);
+// The element forms inside it (one write_local intent, one action, one fault).
+nlohmann::json LocalOpToJson(const LocalOp& op);
+nlohmann::json ActionToJson(const ScenarioAction& action);
+nlohmann::json FaultToJson(const ScenarioFault& fault);
 
 // Writes ScenarioToJson(scenario) pretty-printed (one action or fault per line) to `path`.
 absl::Status WriteScenarioFile(const Scenario& scenario, const std::string& path);

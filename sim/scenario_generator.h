@@ -21,6 +21,8 @@
 // mutate. Bursts and navigation retains lie ahead of their slot; the list is stably re-sorted by
 // time. authority_restart faults land inside an open fold window (first folded invoke .. last +
 // debounce) with probability restart_in_fold_per_mille; resubscribe_storm {client, count 1..6}.
+// Every range above is a knob of scenario_knobs.h; the fault kinds, their fields and their
+// draw order come from the kinds table (scenario_kinds.h).
 #pragma once
 
 #include <cstdint>

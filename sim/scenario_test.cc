@@ -18,8 +18,12 @@
 namespace rindle::sim {
 namespace {
 
+// Named after the running test too: ctest -j runs the tests of this file in parallel
+// processes that share TempDir().
 std::string WriteTemp(const std::string& name, const std::string& content) {
-  const std::string path = testing::TempDir() + "/" + name;
+  const std::string path = testing::TempDir() + "/" +
+                           testing::UnitTest::GetInstance()->current_test_info()->name() + "-" +
+                           name;
   std::ofstream(path, std::ios::binary) << content;
   return path;
 }

@@ -2,7 +2,11 @@
 #include "sim/swarm.h"
 
 #include <iterator>
+#include <string>
 #include <utility>
+
+#include "sim/scenario_kinds.h"
+#include "sim/scenario_knobs.h"
 
 namespace rindle::sim {
 
@@ -29,63 +33,85 @@ nlohmann::json SwarmDraw::ToJson() const {
           {"restart_in_fold_per_mille", restart_in_fold_per_mille}};
 }
 
-SwarmDraw DrawSwarm(Rng& rng, bool swarm) {
-  SwarmDraw d;
-  d.swarm = swarm;
-  d.mix = DefaultWorkloadMix();
-  if (!swarm) {
-    d.fault_counts = {{"link_break", static_cast<int>(rng.Range(0, 4))},
-                      {"authority_restart", static_cast<int>(rng.Range(0, 2))},
-                      {"partition", static_cast<int>(rng.Range(0, 2))},
-                      {"progress_starvation", static_cast<int>(rng.Range(0, 2))}};
-    d.fault_counts["resubscribe_storm"] = static_cast<int>(rng.Range(0, 1));
-    d.fault_counts["schema_skew"] = static_cast<int>(rng.Range(0, 1));
-    return d;
+namespace {
+
+// Every fault kind's count, from its kinds-table row (scenario_kinds.h), in draw order; with
+// swarm on only the rows whose `late` matches (the late ones draw after the newer knobs).
+void DrawFaultCounts(Rng& rng, bool swarm, bool late, SwarmDraw& d) {
+  for (const FaultKindSpec* spec : FaultKindsInDrawOrder()) {
+    const FaultSwarmDraw& f = spec->swarm;
+    const std::string name(spec->name);
+    if (!swarm) {
+      d.fault_counts[name] = static_cast<int>(rng.Range(0, f.off_count_max));
+    } else if (f.late == late) {
+      d.fault_counts[name] =
+          rng.Chance(f.on_num, f.on_den) ? static_cast<int>(rng.Range(1, f.on_count_max)) : 0;
+    }
   }
-  // Mutators: each on with probability 1/2, weight 1..20; at least one stays on.
+}
+
+// Mutators: each on with probability 1/2, weight 1..max; at least one stays on.
+void DrawMutatorMix(Rng& rng, WorkloadMix& mix) {
+  const uint32_t weight_max = kSwarmKnobs.mutator_weight_max;
   int on = 0;
-  for (auto& [name, w] : d.mix.weights) {
+  for (auto& [name, w] : mix.weights) {
     if (rng.Chance(1, 2)) {
-      w = static_cast<uint32_t>(rng.Range(1, 20));
+      w = static_cast<uint32_t>(rng.Range(1, weight_max));
       ++on;
     } else {
       w = 0;
     }
   }
   if (on == 0) {
-    auto it = d.mix.weights.begin();
-    std::advance(it, static_cast<long>(rng.Below(d.mix.weights.size())));
-    it->second = static_cast<uint32_t>(rng.Range(1, 20));
+    auto it = mix.weights.begin();
+    std::advance(it, static_cast<long>(rng.Below(mix.weights.size())));
+    it->second = static_cast<uint32_t>(rng.Range(1, weight_max));
   }
-  d.mix.stale_num = rng.Chance(1, 2) ? static_cast<uint32_t>(rng.Range(1, 3)) : 0;
-  d.mix.blank_num = rng.Chance(1, 2) ? static_cast<uint32_t>(rng.Range(1, 3)) : 0;
-  d.retain_per_mille = rng.Chance(1, 2) ? static_cast<uint32_t>(rng.Range(20, 200)) : 0;
-  d.release_per_mille = rng.Chance(1, 2) ? static_cast<uint32_t>(rng.Range(20, 200)) : 0;
-  const std::pair<const char*, int64_t> kinds[] = {{"link_break", 6},
-                                                   {"authority_restart", 3},
-                                                   {"partition", 3},
-                                                   {"progress_starvation", 3}};
-  for (const auto& [kind, max] : kinds) {
-    d.fault_counts[kind] = rng.Chance(1, 2) ? static_cast<int>(rng.Range(1, max)) : 0;
+  const uint32_t mess_max = kSwarmKnobs.stale_blank_num_max;
+  mix.stale_num = rng.Chance(1, 2) ? static_cast<uint32_t>(rng.Range(1, mess_max)) : 0;
+  mix.blank_num = rng.Chance(1, 2) ? static_cast<uint32_t>(rng.Range(1, mess_max)) : 0;
+}
+
+// A rate on with probability 1/2, then uniform in [lo, hi]; 0 when off.
+uint32_t MaybeRate(Rng& rng, int64_t lo, int64_t hi) {
+  return rng.Chance(1, 2) ? static_cast<uint32_t>(rng.Range(lo, hi)) : 0u;
+}
+
+// The newer knobs (drawn after the older ones: the older draws of a seed stay as they were).
+void DrawNewerKnobs(Rng& rng, SwarmDraw& d) {
+  const SwarmKnobs& k = kSwarmKnobs;
+  d.fold_per_mille = MaybeRate(rng, k.fold_per_mille_lo, k.fold_per_mille_hi);
+  d.flush_folds_per_mille = MaybeRate(rng, k.flush_folds_per_mille_lo, k.flush_folds_per_mille_hi);
+  d.write_local_per_mille = MaybeRate(rng, k.write_local_per_mille_lo, k.write_local_per_mille_hi);
+  d.local_view_per_mille = MaybeRate(rng, k.local_view_per_mille_lo, k.local_view_per_mille_hi);
+  d.navigate_per_mille = MaybeRate(rng, k.navigate_per_mille_lo, k.navigate_per_mille_hi);
+  d.same_query_per_mille = MaybeRate(rng, k.same_query_per_mille_lo, k.same_query_per_mille_hi);
+  d.restart_in_fold_per_mille =
+      MaybeRate(rng, k.restart_in_fold_per_mille_lo, k.restart_in_fold_per_mille_hi);
+}
+
+}  // namespace
+
+SwarmDraw DrawSwarm(Rng& rng, bool swarm) {
+  SwarmDraw d;
+  d.swarm = swarm;
+  d.mix = DefaultWorkloadMix();
+  if (!swarm) {
+    DrawFaultCounts(rng, /*swarm=*/false, /*late=*/false, d);
+    return d;
   }
-  d.partition_ms_max = rng.Range(100, 2000);
-  d.starvation_ms_max = rng.Range(100, 1500);
+  const SwarmKnobs& k = kSwarmKnobs;
+  DrawMutatorMix(rng, d.mix);
+  d.retain_per_mille = MaybeRate(rng, k.retain_per_mille_lo, k.retain_per_mille_hi);
+  d.release_per_mille = MaybeRate(rng, k.release_per_mille_lo, k.release_per_mille_hi);
+  DrawFaultCounts(rng, /*swarm=*/true, /*late=*/false, d);
+  d.partition_ms_max = rng.Range(k.partition_ms_max_lo, k.partition_ms_max_hi);
+  d.starvation_ms_max = rng.Range(k.starvation_ms_max_lo, k.starvation_ms_max_hi);
   d.push_loss = rng.Chance(1, 2);
   d.push_dup = rng.Chance(1, 2);
   d.ack_loss = rng.Chance(1, 2);
-  // The newer knobs (drawn last: the older draws of a seed stay as they were).
-  auto maybe = [&rng](int64_t lo, int64_t hi) {
-    return rng.Chance(1, 2) ? static_cast<uint32_t>(rng.Range(lo, hi)) : 0u;
-  };
-  d.fold_per_mille = maybe(20, 150);
-  d.flush_folds_per_mille = maybe(5, 50);
-  d.write_local_per_mille = maybe(20, 150);
-  d.local_view_per_mille = maybe(10, 60);
-  d.navigate_per_mille = maybe(200, 1000);
-  d.same_query_per_mille = maybe(100, 500);
-  d.restart_in_fold_per_mille = maybe(300, 1000);
-  d.fault_counts["resubscribe_storm"] = rng.Chance(1, 2) ? static_cast<int>(rng.Range(1, 3)) : 0;
-  d.fault_counts["schema_skew"] = rng.Chance(1, 3) ? static_cast<int>(rng.Range(1, 3)) : 0;
+  DrawNewerKnobs(rng, d);
+  DrawFaultCounts(rng, /*swarm=*/true, /*late=*/true, d);
   return d;
 }
 

@@ -26,7 +26,9 @@
 // (at least one mutator stays on) and draws weights 1..20 and counts 1..max for the enabled
 // ones. DrawSwarm(rng, false) is the default mix (DefaultWorkloadMix, retain 80‰, release 60‰,
 // fault counts drawn from the default ranges, every network fault on) — `--swarm off`.
-// All randomness from the caller's Rng; probabilities are integer ratios.
+// All randomness from the caller's Rng; probabilities are integer ratios. The ranges are
+// SwarmKnobs (scenario_knobs.h); each fault kind's counts are its kinds-table row
+// (scenario_kinds.h FaultSwarmDraw), drawn in the rows' rank order.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,9 @@
 // flags.cc — see flags.h.
 #include "sim/cli/flags.h"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <limits>
 
 #include "absl/strings/numbers.h"
@@ -184,6 +187,22 @@ absl::StatusOr<uint32_t> ParseFractionPerMillion(const std::string& flag, const 
   for (size_t i = frac.size(); i < 6; ++i) f *= 10;
   if (w > 1 || (w == 1 && f > 0)) return Bad(flag, kExpected, text);
   return static_cast<uint32_t>(w * 1000000 + f);
+}
+
+absl::StatusOr<bool> ParseOnOff(const std::string& flag, const std::string& text) {
+  if (text == "on") return true;
+  if (text == "off") return false;
+  return absl::InvalidArgumentError("--" + flag + ": expected on or off, got \"" + text + "\"");
+}
+
+std::optional<std::string> CheckWritable(const std::string& flag, const std::string& path) {
+  if (path.empty()) return "--" + flag + ": expected a file path, got \"\"";
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) {
+    return "--" + flag + " \"" + path + "\": cannot open for writing: " + std::strerror(errno);
+  }
+  std::fclose(f);
+  return std::nullopt;
 }
 
 }  // namespace rindle::sim::cli

@@ -69,4 +69,11 @@ absl::StatusOr<uint32_t> ParseFractionPerMillion(const std::string& flag, const 
 // A wall-clock budget: "90" or "90s", "15m", "2h" → milliseconds (> 0).
 absl::StatusOr<int64_t> ParseDurationMs(const std::string& flag, const std::string& text);
 
+// "on" or "off".
+absl::StatusOr<bool> ParseOnOff(const std::string& flag, const std::string& text);
+
+// Fails early and clearly if `path` (for --flag) cannot be written: the message to show, or
+// nullopt. Creates (truncates) the file.
+std::optional<std::string> CheckWritable(const std::string& flag, const std::string& path);
+
 }  // namespace rindle::sim::cli

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
+#include <string>
 
 #include "absl/strings/str_format.h"
 #include "engine/str_util.h"
@@ -30,47 +32,65 @@ std::string PropertySlug(const std::string& property) {
   return out.empty() ? "failure" : out;
 }
 
-int RunShrinkCommand(const ShrinkCommandOptions& options, std::string* written) {
-  using Clock = std::chrono::steady_clock;
-  const auto start = Clock::now();
-  auto elapsed_s = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+namespace {
 
-  Scenario original;
-  if (options.seed) {
-    absl::StatusOr<Scenario> g = GenerateScenario(*options.seed, {options.swarm});
-    if (!g.ok()) {
-      std::fprintf(stderr, "rindle-sim shrink: %s\n", std::string(g.status().message()).c_str());
-      return 2;
-    }
-    original = *std::move(g);
-  } else {
+using Clock = std::chrono::steady_clock;
+
+// The scenario to shrink: generated from --seed, or loaded (a /1 file generated from its seed).
+// Prints why not and returns nullopt on an error (exit 2).
+std::optional<Scenario> OriginalScenario(const ShrinkCommandOptions& options) {
+  const uint64_t seed = options.seed ? *options.seed : 0;
+  std::optional<int64_t> max_steps;
+  if (!options.seed) {
     absl::StatusOr<Scenario> loaded = LoadScenario(options.scenario_path);
     if (!loaded.ok()) {
       std::fprintf(stderr, "rindle-sim shrink: --scenario: %s\n",
                    std::string(loaded.status().message()).c_str());
-      return 2;
+      return std::nullopt;
     }
-    original = *std::move(loaded);
-    if (!original.generated) {
-      absl::StatusOr<Scenario> g = GenerateScenario(original.seed, {options.swarm});
-      if (!g.ok()) {
-        std::fprintf(stderr, "rindle-sim shrink: %s\n",
-                     std::string(g.status().message()).c_str());
-        return 2;
-      }
-      g->max_steps = original.max_steps;
-      original = *std::move(g);
+    if (loaded->generated) return *std::move(loaded);
+    max_steps = loaded->max_steps;
+    absl::StatusOr<Scenario> g = GenerateScenario(loaded->seed, {options.swarm});
+    if (!g.ok()) {
+      std::fprintf(stderr, "rindle-sim shrink: %s\n", std::string(g.status().message()).c_str());
+      return std::nullopt;
     }
+    g->max_steps = max_steps;
+    return *std::move(g);
   }
+  absl::StatusOr<Scenario> g = GenerateScenario(seed, {options.swarm});
+  if (!g.ok()) {
+    std::fprintf(stderr, "rindle-sim shrink: %s\n", std::string(g.status().message()).c_str());
+    return std::nullopt;
+  }
+  return *std::move(g);
+}
 
-  if (options.max_steps > 0) original.max_steps = options.max_steps;
+// One candidate run, in a child process (a crash fails the candidate, not the shrinker).
+RunResult RunCandidate(const Scenario& candidate) {
+  RunOptions o;
+  o.seed = candidate.seed;
+  RunResult r =
+      RunIsolated(o, [&candidate](const RunOptions& ro) { return RunScenario(candidate, ro); });
+  // A crash's message tells how to rerun the seed; for a scenario that advice is wrong.
+  if (!r.ok && r.property == "crash") r.message = r.message.substr(0, r.message.find(" (see its"));
+  return r;
+}
+
+// The budget and the progress line on stderr (a live line on a terminal, else every 5 s).
+ShrinkOptions MakeShrinkOptions(const ShrinkCommandOptions& options, Clock::time_point start) {
+  auto elapsed_s = [start] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   const bool tty = ::isatty(STDERR_FILENO) == 1;
-  auto last_print = Clock::now() - std::chrono::hours(1);
   ShrinkOptions so;
   so.max_runs = options.max_runs;
-  so.out_of_time = [&] { return elapsed_s() * 1000.0 >= static_cast<double>(options.time_budget_ms); };
-  so.progress = [&](const ShrinkProgress& p) {
-    if (options.quiet) return;
+  const int64_t budget_ms = options.time_budget_ms;
+  so.out_of_time = [elapsed_s, budget_ms] {
+    return elapsed_s() * 1000.0 >= static_cast<double>(budget_ms);
+  };
+  so.progress = [elapsed_s, tty, quiet = options.quiet,
+                 last_print = Clock::now() - std::chrono::hours(1)](
+                    const ShrinkProgress& p) mutable {
+    if (quiet) return;
     const auto now = Clock::now();
     if (now - last_print < (tty ? std::chrono::milliseconds(200) : std::chrono::seconds(5))) return;
     last_print = now;
@@ -80,16 +100,34 @@ int RunShrinkCommand(const ShrinkCommandOptions& options, std::string* written) 
     std::fprintf(stderr, tty ? "\r\033[K%s" : "%s\n", line.c_str());
     std::fflush(stderr);
   };
-  auto run = [](const Scenario& candidate) {
-    RunOptions o;
-    o.seed = candidate.seed;
-    RunResult r =
-        RunIsolated(o, [&candidate](const RunOptions& ro) { return RunScenario(candidate, ro); });
-    // A crash's message tells how to rerun the seed; for a scenario that advice is wrong.
-    if (!r.ok && r.property == "crash") r.message = r.message.substr(0, r.message.find(" (see its"));
-    return r;
-  };
-  absl::StatusOr<ShrinkResult> result = Shrink(original, run, so);
+  return so;
+}
+
+void PrintShrunk(const Scenario& original, const ShrinkResult& result, const std::string& out,
+                 double elapsed_s) {
+  const Scenario& shrunk = result.scenario;
+  std::printf("seed=%llu property=%s: %zu actions / %zu faults -> %zu actions / %zu faults, "
+              "%zu clients, in %lld runs, %.1fs%s\n",
+              static_cast<unsigned long long>(original.seed), shrunk.property.c_str(),
+              result.original_actions, result.original_faults, shrunk.actions.size(),
+              shrunk.faults.size(), static_cast<size_t>(shrunk.config.clients),
+              static_cast<long long>(result.runs), elapsed_s,
+              result.budget_spent ? " (budget spent before a fixpoint)" : "");
+  std::printf("failure: %s\n", shrunk.message.c_str());
+  std::printf("steps:\n%s", ScenarioSteps(shrunk).c_str());
+  std::printf("written: %s (replay: rindle-sim run --scenario %s)\n", out.c_str(), out.c_str());
+}
+
+}  // namespace
+
+int RunShrinkCommand(const ShrinkCommandOptions& options, std::string* written) {
+  const auto start = Clock::now();
+  std::optional<Scenario> original = OriginalScenario(options);
+  if (!original) return 2;
+  if (options.max_steps > 0) original->max_steps = options.max_steps;
+  const bool tty = ::isatty(STDERR_FILENO) == 1;
+  absl::StatusOr<ShrinkResult> result =
+      Shrink(*original, RunCandidate, MakeShrinkOptions(options, start));
   if (!options.quiet && tty) std::fprintf(stderr, "\r\033[K");
   if (!result.ok()) {
     std::fprintf(stderr, "rindle-sim %s\n", std::string(result.status().message()).c_str());
@@ -100,7 +138,7 @@ int RunShrinkCommand(const ShrinkCommandOptions& options, std::string* written) 
   if (out.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(options.corpus_dir, ec);
-    out = StrCat(options.corpus_dir, "/seed-", original.seed, "-", PropertySlug(shrunk.property),
+    out = StrCat(options.corpus_dir, "/seed-", original->seed, "-", PropertySlug(shrunk.property),
                  ".json");
   }
   if (absl::Status s = WriteScenarioFile(shrunk, out); !s.ok()) {
@@ -109,16 +147,8 @@ int RunShrinkCommand(const ShrinkCommandOptions& options, std::string* written) 
   }
   if (written != nullptr) *written = out;
   if (options.print_steps) {
-    std::printf("seed=%llu property=%s: %zu actions / %zu faults -> %zu actions / %zu faults, "
-                "%zu clients, in %lld runs, %.1fs%s\n",
-                static_cast<unsigned long long>(original.seed), shrunk.property.c_str(),
-                result->original_actions, result->original_faults, shrunk.actions.size(),
-                shrunk.faults.size(), static_cast<size_t>(shrunk.config.clients),
-                static_cast<long long>(result->runs), elapsed_s(),
-                result->budget_spent ? " (budget spent before a fixpoint)" : "");
-    std::printf("failure: %s\n", shrunk.message.c_str());
-    std::printf("steps:\n%s", ScenarioSteps(shrunk).c_str());
-    std::printf("written: %s (replay: rindle-sim run --scenario %s)\n", out.c_str(), out.c_str());
+    PrintShrunk(*original, *result, out,
+                std::chrono::duration<double>(Clock::now() - start).count());
   }
   std::fflush(stdout);
   return 0;
