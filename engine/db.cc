@@ -184,7 +184,7 @@ absl::Status Db::ServerBatchBegin(std::string_view source_key,
   if (txn_open_) return absl::FailedPreconditionError("serverBatchBegin: a write txn is open");
   absl::Status s = rebase_.Begin(source_key, deltas);
   // An error changes nothing: no cycle opens and nothing is buffered.
-  RINDLE_CHECK(s.ok() ? rebase_.open() : !rebase_.open() && NoNetChange(accum_));
+  RINDLE_CHECK(s.ok() ? rebase_.open() : (!rebase_.open() && NoNetChange(accum_)));
   return s;
 }
 
