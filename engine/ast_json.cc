@@ -1,11 +1,8 @@
-#include "engine/str_util.h"
 #include "engine/ast_json.h"
 
-#include <set>
-
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "engine/status_macros.h"
+#include "engine/str_util.h"
 
 namespace rindle {
 namespace {
@@ -132,6 +129,163 @@ absl::StatusOr<CorrelatedSubquery> ParseCorrelatedSubquery(const json& j, std::s
 
 }  // namespace
 
+namespace {
+
+absl::StatusOr<Condition> ParseSimpleCondition(const json& j, std::string_view path) {
+  RETURN_IF_ERROR(CheckKeys(j, path, {"type", "op", "left", "right"}));
+  Condition c;
+  c.type = Condition::Type::kSimple;
+  if (!j.contains("op") || !j["op"].is_string()) {
+    return Err(StrCat(path, ".op"), "expected an operator string");
+  }
+  ASSIGN_OR_RETURN(c.op, ParseOp(j["op"].get<std::string>(), StrCat(path, ".op")));
+  if (!j.contains("left")) return Err(StrCat(path, ".left"), "missing");
+  if (!j.contains("right")) return Err(StrCat(path, ".right"), "missing");
+  ASSIGN_OR_RETURN(c.left, ParseValuePosition(j["left"], StrCat(path, ".left")));
+  ASSIGN_OR_RETURN(c.right, ParseValuePosition(j["right"], StrCat(path, ".right")));
+  // An array literal belongs on the right of IN / NOT IN, and only there.
+  const bool list_op = c.op == SimpleOp::kIn || c.op == SimpleOp::kNotIn;
+  const bool right_list = c.right.kind == ValuePosition::Kind::kLiteral && c.right.is_list;
+  if (c.left.kind == ValuePosition::Kind::kLiteral && c.left.is_list) {
+    return Err(StrCat(path, ".left"), "an array literal may only appear on the right of IN");
+  }
+  if (list_op && !right_list) {
+    return Err(StrCat(path, ".right"),
+               StrCat(SimpleOpName(c.op), " expects an array literal on the right"));
+  }
+  if (!list_op && right_list) {
+    return Err(StrCat(path, ".right"),
+               StrCat("an array literal needs IN or NOT IN, not ", SimpleOpName(c.op)));
+  }
+  return c;
+}
+
+// "and" / "or": the conditions, each parsed recursively.
+absl::StatusOr<Condition> ParseJunction(const json& j, std::string_view path, bool is_and) {
+  RETURN_IF_ERROR(CheckKeys(j, path, {"type", "conditions"}));
+  Condition c;
+  c.type = is_and ? Condition::Type::kAnd : Condition::Type::kOr;
+  if (!j.contains("conditions") || !j["conditions"].is_array()) {
+    return Err(StrCat(path, ".conditions"), "expected an array of conditions");
+  }
+  for (size_t i = 0; i < j["conditions"].size(); ++i) {
+    ASSIGN_OR_RETURN(Condition sub,
+                     ParseCondition(j["conditions"][i], StrCat(path, ".conditions[", i, "]")));
+    c.conditions.push_back(std::move(sub));
+  }
+  return c;
+}
+
+// EXISTS / NOT EXISTS over a correlated subquery.
+absl::StatusOr<Condition> ParseExistsCondition(const json& j, std::string_view path) {
+  RETURN_IF_ERROR(CheckKeys(j, path, {"type", "op", "related", "flip"}));
+  Condition c;
+  c.type = Condition::Type::kCorrelatedSubquery;
+  if (!j.contains("op") || !j["op"].is_string()) {
+    return Err(StrCat(path, ".op"), "expected \"EXISTS\" or \"NOT EXISTS\"");
+  }
+  const std::string op = j["op"].get<std::string>();
+  if (op == "EXISTS") {
+    c.not_exists = false;
+  } else if (op == "NOT EXISTS") {
+    c.not_exists = true;
+  } else {
+    return Err(StrCat(path, ".op"),
+               StrCat("expected \"EXISTS\" or \"NOT EXISTS\", got \"", op, "\""));
+  }
+  if (j.contains("flip")) {
+    if (!j["flip"].is_boolean()) return Err(StrCat(path, ".flip"), "expected a boolean");
+    c.flip = j["flip"].get<bool>();
+  }
+  if (!j.contains("related")) return Err(StrCat(path, ".related"), "missing");
+  ASSIGN_OR_RETURN(c.related,
+                   ParseCorrelatedSubquery(j["related"], StrCat(path, ".related"), false));
+  return c;
+}
+
+absl::StatusOr<std::vector<OrderPart>> ParseOrderBy(const json& o, std::string_view opath) {
+  if (!o.is_array()) return Err(opath, "expected [[column, \"asc\"|\"desc\"], ...]");
+  std::vector<OrderPart> out;
+  for (size_t i = 0; i < o.size(); ++i) {
+    const std::string ipath = StrCat(opath, "[", i, "]");
+    if (!o[i].is_array() || o[i].size() != 2 || !o[i][0].is_string() || !o[i][1].is_string()) {
+      return Err(ipath, "expected [column, \"asc\"|\"desc\"]");
+    }
+    const std::string dir = o[i][1].get<std::string>();
+    if (dir != "asc" && dir != "desc") {
+      return Err(ipath, StrCat("direction must be \"asc\" or \"desc\", got \"", dir, "\""));
+    }
+    out.push_back({o[i][0].get<std::string>(), dir == "desc"});
+  }
+  return out;
+}
+
+absl::StatusOr<Start> ParseStart(const json& s, std::string_view spath) {
+  if (!s.is_object()) return Err(spath, "expected {row: {...}, exclusive: bool}");
+  RETURN_IF_ERROR(CheckKeys(s, spath, {"row", "exclusive"}));
+  if (!s.contains("row") || !s["row"].is_object()) {
+    return Err(StrCat(spath, ".row"), "expected an object of column → value");
+  }
+  Start start;
+  for (const auto& [k, v] : s["row"].items()) {
+    ASSIGN_OR_RETURN(Value x, Value::FromJson(v, StrCat(spath, ".row.", k)));
+    start.row.emplace_back(k, std::move(x));
+  }
+  if (s.contains("exclusive")) {
+    if (!s["exclusive"].is_boolean()) {
+      return Err(StrCat(spath, ".exclusive"), "expected a boolean");
+    }
+    start.exclusive = s["exclusive"].get<bool>();
+  }
+  return start;
+}
+
+absl::StatusOr<int64_t> ParseLimit(const json& l, std::string_view lpath) {
+  if (!l.is_number_integer() && !l.is_number_unsigned()) {
+    return Err(lpath, "expected a non-negative integer");
+  }
+  const int64_t lim = l.get<int64_t>();
+  if (lim < 0) return Err(lpath, "expected a non-negative integer");
+  return lim;
+}
+
+// The related subqueries of one level; each needs an alias (its name in the result tree).
+absl::StatusOr<std::vector<CorrelatedSubquery>> ParseRelated(const json& r,
+                                                             std::string_view path) {
+  if (!r.is_array()) return Err(StrCat(path, ".related"), "expected an array");
+  std::vector<CorrelatedSubquery> out;
+  for (size_t i = 0; i < r.size(); ++i) {
+    const std::string rpath = StrCat(path, ".related[", i, "]");
+    ASSIGN_OR_RETURN(CorrelatedSubquery cs, ParseCorrelatedSubquery(r[i], rpath, true));
+    if (!cs.subquery->alias) {
+      return Err(StrCat(rpath, ".subquery.alias"), "a related subquery needs an alias");
+    }
+    out.push_back(std::move(cs));
+  }
+  return out;
+}
+
+// one, select, aggregate: the result's form.
+absl::Status ParseResultForm(const json& j, std::string_view path, Ast* ast) {
+  if (j.contains("one")) {
+    if (!j["one"].is_boolean()) return Err(StrCat(path, ".one"), "expected a boolean");
+    ast->one = j["one"].get<bool>();
+  }
+  if (j.contains("select")) {
+    ASSIGN_OR_RETURN(auto sel, ParseNameList(j["select"], StrCat(path, ".select")));
+    ast->select = std::move(sel);
+  }
+  if (j.contains("aggregate")) {
+    if (!j["aggregate"].is_string() || j["aggregate"].get<std::string>() != "count") {
+      return Err(StrCat(path, ".aggregate"), "expected \"count\"");
+    }
+    ast->aggregate = "count";
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<Condition> ParseCondition(const json& j, std::string_view path) {
   if (!j.is_object()) return Err(path, "expected a condition object");
   if (!j.contains("type") || !j["type"].is_string()) {
@@ -139,72 +293,12 @@ absl::StatusOr<Condition> ParseCondition(const json& j, std::string_view path) {
                "expected \"simple\", \"and\", \"or\" or \"correlatedSubquery\"");
   }
   const std::string type = j["type"].get<std::string>();
-  Condition c;
-  if (type == "simple") {
-    RETURN_IF_ERROR(CheckKeys(j, path, {"type", "op", "left", "right"}));
-    c.type = Condition::Type::kSimple;
-    if (!j.contains("op") || !j["op"].is_string()) {
-      return Err(StrCat(path, ".op"), "expected an operator string");
-    }
-    ASSIGN_OR_RETURN(c.op, ParseOp(j["op"].get<std::string>(), StrCat(path, ".op")));
-    if (!j.contains("left")) return Err(StrCat(path, ".left"), "missing");
-    if (!j.contains("right")) return Err(StrCat(path, ".right"), "missing");
-    ASSIGN_OR_RETURN(c.left, ParseValuePosition(j["left"], StrCat(path, ".left")));
-    ASSIGN_OR_RETURN(c.right, ParseValuePosition(j["right"], StrCat(path, ".right")));
-    const bool list_op = c.op == SimpleOp::kIn || c.op == SimpleOp::kNotIn;
-    if (c.left.kind == ValuePosition::Kind::kLiteral && c.left.is_list) {
-      return Err(StrCat(path, ".left"), "an array literal may only appear on the right of IN");
-    }
-    if (list_op && !(c.right.kind == ValuePosition::Kind::kLiteral && c.right.is_list)) {
-      return Err(StrCat(path, ".right"),
-                 StrCat(SimpleOpName(c.op), " expects an array literal on the right"));
-    }
-    if (!list_op && c.right.kind == ValuePosition::Kind::kLiteral && c.right.is_list) {
-      return Err(StrCat(path, ".right"),
-                 StrCat("an array literal needs IN or NOT IN, not ", SimpleOpName(c.op)));
-    }
-    return c;
-  }
-  if (type == "and" || type == "or") {
-    RETURN_IF_ERROR(CheckKeys(j, path, {"type", "conditions"}));
-    c.type = type == "and" ? Condition::Type::kAnd : Condition::Type::kOr;
-    if (!j.contains("conditions") || !j["conditions"].is_array()) {
-      return Err(StrCat(path, ".conditions"), "expected an array of conditions");
-    }
-    for (size_t i = 0; i < j["conditions"].size(); ++i) {
-      ASSIGN_OR_RETURN(Condition sub, ParseCondition(j["conditions"][i],
-                                                     StrCat(path, ".conditions[", i, "]")));
-      c.conditions.push_back(std::move(sub));
-    }
-    return c;
-  }
-  if (type == "correlatedSubquery") {
-    RETURN_IF_ERROR(CheckKeys(j, path, {"type", "op", "related", "flip"}));
-    c.type = Condition::Type::kCorrelatedSubquery;
-    if (!j.contains("op") || !j["op"].is_string()) {
-      return Err(StrCat(path, ".op"), "expected \"EXISTS\" or \"NOT EXISTS\"");
-    }
-    const std::string op = j["op"].get<std::string>();
-    if (op == "EXISTS") {
-      c.not_exists = false;
-    } else if (op == "NOT EXISTS") {
-      c.not_exists = true;
-    } else {
-      return Err(StrCat(path, ".op"),
-                 StrCat("expected \"EXISTS\" or \"NOT EXISTS\", got \"", op, "\""));
-    }
-    if (j.contains("flip")) {
-      if (!j["flip"].is_boolean()) return Err(StrCat(path, ".flip"), "expected a boolean");
-      c.flip = j["flip"].get<bool>();
-    }
-    if (!j.contains("related")) return Err(StrCat(path, ".related"), "missing");
-    ASSIGN_OR_RETURN(c.related,
-                     ParseCorrelatedSubquery(j["related"], StrCat(path, ".related"), false));
-    return c;
-  }
+  if (type == "simple") return ParseSimpleCondition(j, path);
+  if (type == "and" || type == "or") return ParseJunction(j, path, type == "and");
+  if (type == "correlatedSubquery") return ParseExistsCondition(j, path);
   return Err(StrCat(path, ".type"),
              StrCat("expected \"simple\", \"and\", \"or\" or \"correlatedSubquery\", got \"",
-                          type, "\""));
+                    type, "\""));
 }
 
 absl::StatusOr<Ast> ParseAst(const json& j, std::string_view path) {
@@ -225,77 +319,20 @@ absl::StatusOr<Ast> ParseAst(const json& j, std::string_view path) {
     ast.where = std::move(w);
   }
   if (j.contains("orderBy")) {
-    const json& o = j["orderBy"];
-    const std::string opath = StrCat(path, ".orderBy");
-    if (!o.is_array()) return Err(opath, "expected [[column, \"asc\"|\"desc\"], ...]");
-    for (size_t i = 0; i < o.size(); ++i) {
-      const std::string ipath = StrCat(opath, "[", i, "]");
-      if (!o[i].is_array() || o[i].size() != 2 || !o[i][0].is_string() || !o[i][1].is_string()) {
-        return Err(ipath, "expected [column, \"asc\"|\"desc\"]");
-      }
-      const std::string dir = o[i][1].get<std::string>();
-      if (dir != "asc" && dir != "desc") {
-        return Err(ipath, StrCat("direction must be \"asc\" or \"desc\", got \"", dir, "\""));
-      }
-      ast.order_by.push_back({o[i][0].get<std::string>(), dir == "desc"});
-    }
+    ASSIGN_OR_RETURN(ast.order_by, ParseOrderBy(j["orderBy"], StrCat(path, ".orderBy")));
   }
   if (j.contains("start")) {
-    const json& s = j["start"];
-    const std::string spath = StrCat(path, ".start");
-    if (!s.is_object()) return Err(spath, "expected {row: {...}, exclusive: bool}");
-    RETURN_IF_ERROR(CheckKeys(s, spath, {"row", "exclusive"}));
-    if (!s.contains("row") || !s["row"].is_object()) {
-      return Err(StrCat(spath, ".row"), "expected an object of column → value");
-    }
-    Start start;
-    for (const auto& [k, v] : s["row"].items()) {
-      ASSIGN_OR_RETURN(Value x, Value::FromJson(v, StrCat(spath, ".row.", k)));
-      start.row.emplace_back(k, std::move(x));
-    }
-    if (s.contains("exclusive")) {
-      if (!s["exclusive"].is_boolean()) {
-        return Err(StrCat(spath, ".exclusive"), "expected a boolean");
-      }
-      start.exclusive = s["exclusive"].get<bool>();
-    }
+    ASSIGN_OR_RETURN(Start start, ParseStart(j["start"], StrCat(path, ".start")));
     ast.start = std::move(start);
   }
   if (j.contains("limit")) {
-    const json& l = j["limit"];
-    if (!l.is_number_integer() && !l.is_number_unsigned()) {
-      return Err(StrCat(path, ".limit"), "expected a non-negative integer");
-    }
-    const int64_t lim = l.get<int64_t>();
-    if (lim < 0) return Err(StrCat(path, ".limit"), "expected a non-negative integer");
+    ASSIGN_OR_RETURN(int64_t lim, ParseLimit(j["limit"], StrCat(path, ".limit")));
     ast.limit = lim;
   }
   if (j.contains("related")) {
-    const json& r = j["related"];
-    if (!r.is_array()) return Err(StrCat(path, ".related"), "expected an array");
-    for (size_t i = 0; i < r.size(); ++i) {
-      const std::string rpath = StrCat(path, ".related[", i, "]");
-      ASSIGN_OR_RETURN(CorrelatedSubquery cs, ParseCorrelatedSubquery(r[i], rpath, true));
-      if (!cs.subquery->alias) {
-        return Err(StrCat(rpath, ".subquery.alias"), "a related subquery needs an alias");
-      }
-      ast.related.push_back(std::move(cs));
-    }
+    ASSIGN_OR_RETURN(ast.related, ParseRelated(j["related"], path));
   }
-  if (j.contains("one")) {
-    if (!j["one"].is_boolean()) return Err(StrCat(path, ".one"), "expected a boolean");
-    ast.one = j["one"].get<bool>();
-  }
-  if (j.contains("select")) {
-    ASSIGN_OR_RETURN(auto sel, ParseNameList(j["select"], StrCat(path, ".select")));
-    ast.select = std::move(sel);
-  }
-  if (j.contains("aggregate")) {
-    if (!j["aggregate"].is_string() || j["aggregate"].get<std::string>() != "count") {
-      return Err(StrCat(path, ".aggregate"), "expected \"count\"");
-    }
-    ast.aggregate = "count";
-  }
+  RETURN_IF_ERROR(ParseResultForm(j, path, &ast));
   return ast;
 }
 
@@ -374,224 +411,6 @@ json AstToJson(const Ast& ast) {
   if (ast.select) out["select"] = *ast.select;
   if (ast.aggregate) out["aggregate"] = *ast.aggregate;
   return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Validation against table specs.
-
-namespace {
-
-absl::StatusOr<int> ResolveColumn(const std::string& col, std::string_view table,
-                                  const TableSpec& spec, std::string_view path) {
-  const int idx = spec.ColumnIndex(col);
-  if (idx < 0) {
-    return Err(path, StrCat("unknown column \"", col, "\" in table \"", table,
-                                  "\" (columns: ", spec.ColumnNames(), ")"));
-  }
-  return idx;
-}
-
-bool LiteralFitsColumn(const TableSpec& spec, int col, const Value& v) {
-  if (v.is_null()) return true;  // comparisons with null are legal (false / IS)
-  switch (spec.columns[col].type) {
-    case ColumnType::kString:
-    case ColumnType::kJson: return v.is_string();
-    case ColumnType::kNumber: return v.is_number();
-    case ColumnType::kBoolean: return v.is_bool();
-  }
-  return false;
-}
-
-}  // namespace
-
-absl::Status ValidateCondition(const Condition& c, std::string_view table, const TableSpec& spec,
-                               const TableLookup& lookup, std::string_view path) {
-  switch (c.type) {
-    case Condition::Type::kSimple: {
-      const bool like = c.op == SimpleOp::kLike || c.op == SimpleOp::kNotLike ||
-                        c.op == SimpleOp::kILike || c.op == SimpleOp::kNotILike;
-      int lcol = -1, rcol = -1;
-      if (c.left.kind == ValuePosition::Kind::kColumn) {
-        ASSIGN_OR_RETURN(lcol, ResolveColumn(c.left.column, table, spec,
-                                             StrCat(path, ".left.name")));
-      }
-      if (c.right.kind == ValuePosition::Kind::kColumn) {
-        ASSIGN_OR_RETURN(rcol, ResolveColumn(c.right.column, table, spec,
-                                             StrCat(path, ".right.name")));
-      }
-      if (lcol >= 0 && rcol >= 0) {
-        const ColumnType a = spec.columns[lcol].type, b = spec.columns[rcol].type;
-        const bool a_str = a == ColumnType::kString || a == ColumnType::kJson;
-        const bool b_str = b == ColumnType::kString || b == ColumnType::kJson;
-        if (a != b && !(a_str && b_str)) {
-          return Err(path, StrCat("cannot compare column \"", c.left.column, "\" (",
-                                        ColumnTypeName(a), ") with column \"", c.right.column,
-                                        "\" (", ColumnTypeName(b), ")"));
-        }
-      }
-      auto check_literal = [&](int col, const ValuePosition& lit,
-                               std::string_view side) -> absl::Status {
-        if (col < 0 || lit.kind != ValuePosition::Kind::kLiteral) return absl::OkStatus();
-        const std::string lpath = StrCat(path, ".", side, ".value");
-        if (lit.is_list) {
-          for (size_t i = 0; i < lit.list.size(); ++i) {
-            if (!LiteralFitsColumn(spec, col, lit.list[i])) {
-              return Err(StrCat(lpath, "[", i, "]"),
-                         StrCat("type mismatch: column \"", spec.columns[col].name,
-                                      "\" is ", ColumnTypeName(spec.columns[col].type), ", got ",
-                                      lit.list[i].DebugString()));
-            }
-          }
-          return absl::OkStatus();
-        }
-        if (like && !lit.literal.is_string() && !lit.literal.is_null()) {
-          return Err(lpath, StrCat(SimpleOpName(c.op), " expects a string pattern, got ",
-                                         lit.literal.DebugString()));
-        }
-        if (!LiteralFitsColumn(spec, col, lit.literal)) {
-          return Err(lpath, StrCat("type mismatch: column \"", spec.columns[col].name,
-                                         "\" is ", ColumnTypeName(spec.columns[col].type),
-                                         ", got ", lit.literal.DebugString()));
-        }
-        return absl::OkStatus();
-      };
-      RETURN_IF_ERROR(check_literal(lcol, c.right, "right"));
-      RETURN_IF_ERROR(check_literal(rcol, c.left, "left"));
-      if (like) {
-        const int col = lcol >= 0 ? lcol : rcol;
-        if (col >= 0 && spec.columns[col].type != ColumnType::kString &&
-            spec.columns[col].type != ColumnType::kJson) {
-          return Err(path, StrCat(SimpleOpName(c.op), " needs a string column, \"",
-                                        spec.columns[col].name, "\" is ",
-                                        ColumnTypeName(spec.columns[col].type)));
-        }
-      }
-      return absl::OkStatus();
-    }
-    case Condition::Type::kAnd:
-    case Condition::Type::kOr:
-      for (size_t i = 0; i < c.conditions.size(); ++i) {
-        RETURN_IF_ERROR(ValidateCondition(c.conditions[i], table, spec, lookup,
-                                          StrCat(path, ".conditions[", i, "]")));
-      }
-      return absl::OkStatus();
-    case Condition::Type::kCorrelatedSubquery: {
-      const std::string rpath = StrCat(path, ".related");
-      const Ast& sub = *c.related.subquery;
-      const TableSpec* child = lookup(sub.table);
-      if (child == nullptr) {
-        return Err(StrCat(rpath, ".subquery.table"),
-                   StrCat("unknown table \"", sub.table, "\""));
-      }
-      const auto& corr = c.related.correlation;
-      for (size_t i = 0; i < corr.parent_field.size(); ++i) {
-        ASSIGN_OR_RETURN(int p, ResolveColumn(corr.parent_field[i], table, spec,
-                                              StrCat(rpath, ".correlation.parentField[", i, "]")));
-        ASSIGN_OR_RETURN(int ch, ResolveColumn(corr.child_field[i], sub.table, *child,
-                                               StrCat(rpath, ".correlation.childField[", i, "]")));
-        if (spec.columns[p].type != child->columns[ch].type) {
-          return Err(StrCat(rpath, ".correlation"),
-                     StrCat("parentField \"", corr.parent_field[i], "\" (",
-                                  ColumnTypeName(spec.columns[p].type), ") and childField \"",
-                                  corr.child_field[i], "\" (",
-                                  ColumnTypeName(child->columns[ch].type), ") differ in type"));
-        }
-      }
-      return ValidateAst(sub, lookup, StrCat(rpath, ".subquery"));
-    }
-  }
-  return absl::OkStatus();
-}
-
-namespace {
-
-// The path of the first correlatedSubquery in `c`, or "" when there is none.
-std::string FirstSubqueryPath(const Condition& c, std::string_view path) {
-  if (c.type == Condition::Type::kCorrelatedSubquery) return std::string(path);
-  if (c.type == Condition::Type::kAnd || c.type == Condition::Type::kOr) {
-    for (size_t i = 0; i < c.conditions.size(); ++i) {
-      std::string p = FirstSubqueryPath(c.conditions[i], StrCat(path, ".conditions[", i, "]"));
-      if (!p.empty()) return p;
-    }
-  }
-  return "";
-}
-
-}  // namespace
-
-absl::Status ValidateRowLocalCondition(const Condition& c, std::string_view table,
-                                       const TableSpec& spec, std::string_view path) {
-  const std::string sub = FirstSubqueryPath(c, path);
-  if (!sub.empty()) {
-    return Err(sub, "a correlated subquery (EXISTS / NOT EXISTS) is not allowed in a row-local "
-                    "predicate (expected only simple, and, or conditions on the row's own "
-                    "columns)");
-  }
-  const TableLookup none = [](std::string_view) -> const TableSpec* { return nullptr; };
-  return ValidateCondition(c, table, spec, none, path);
-}
-
-absl::Status ValidateAst(const Ast& ast, const TableLookup& lookup, std::string_view path) {
-  const TableSpec* spec = lookup(ast.table);
-  if (spec == nullptr) {
-    return Err(StrCat(path, ".table"), StrCat("unknown table \"", ast.table, "\""));
-  }
-  if (ast.where) {
-    RETURN_IF_ERROR(
-        ValidateCondition(*ast.where, ast.table, *spec, lookup, StrCat(path, ".where")));
-  }
-  std::set<std::string> seen_order;
-  for (size_t i = 0; i < ast.order_by.size(); ++i) {
-    const std::string opath = StrCat(path, ".orderBy[", i, "]");
-    RETURN_IF_ERROR(ResolveColumn(ast.order_by[i].column, ast.table, *spec, opath).status());
-    if (!seen_order.insert(ast.order_by[i].column).second) {
-      return Err(opath, StrCat("column \"", ast.order_by[i].column, "\" is ordered twice"));
-    }
-  }
-  if (ast.start) {
-    for (const auto& [col, v] : ast.start->row) {
-      const std::string spath = StrCat(path, ".start.row.", col);
-      ASSIGN_OR_RETURN(int idx, ResolveColumn(col, ast.table, *spec, spath));
-      if (!LiteralFitsColumn(*spec, idx, v)) {
-        return Err(spath, StrCat("type mismatch: column \"", col, "\" is ",
-                                       ColumnTypeName(spec->columns[idx].type), ", got ",
-                                       v.DebugString()));
-      }
-    }
-  }
-  if (ast.select) {
-    for (size_t i = 0; i < ast.select->size(); ++i) {
-      RETURN_IF_ERROR(ResolveColumn((*ast.select)[i], ast.table, *spec,
-                                    StrCat(path, ".select[", i, "]"))
-                          .status());
-    }
-  }
-  std::set<std::string> aliases;
-  for (size_t i = 0; i < ast.related.size(); ++i) {
-    const std::string rpath = StrCat(path, ".related[", i, "]");
-    const CorrelatedSubquery& r = ast.related[i];
-    const Ast& sub = *r.subquery;
-    const TableSpec* child = lookup(sub.table);
-    if (child == nullptr) {
-      return Err(StrCat(rpath, ".subquery.table"),
-                 StrCat("unknown table \"", sub.table, "\""));
-    }
-    for (size_t k = 0; k < r.correlation.parent_field.size(); ++k) {
-      ASSIGN_OR_RETURN(int p, ResolveColumn(r.correlation.parent_field[k], ast.table, *spec,
-                                            StrCat(rpath, ".correlation.parentField[", k, "]")));
-      ASSIGN_OR_RETURN(int ch, ResolveColumn(r.correlation.child_field[k], sub.table, *child,
-                                             StrCat(rpath, ".correlation.childField[", k, "]")));
-      if (spec->columns[p].type != child->columns[ch].type) {
-        return Err(StrCat(rpath, ".correlation"),
-                   StrCat("parentField \"", r.correlation.parent_field[k], "\" (",
-                          ColumnTypeName(spec->columns[p].type), ") and childField \"",
-                          r.correlation.child_field[k], "\" (",
-                          ColumnTypeName(child->columns[ch].type), ") differ in type"));
-      }
-    }
-    RETURN_IF_ERROR(ValidateAst(sub, lookup, StrCat(rpath, ".subquery")));
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace rindle

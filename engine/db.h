@@ -1,5 +1,6 @@
-// db.h — the engine's `Db` (seed 000 `package/pkg/rindle.d.ts`): tables, live queries, write
-// transactions with per-query change events, and the rebase cycle. Holds state; not thread-safe.
+// db.h — the engine's `Db` (seed 000 `package/pkg/rindle.d.ts`): the facade over tables, live
+// queries, write transactions (write_txn.h) and the rebase cycle (rebase.h). Holds state; not
+// thread-safe.
 //
 // Tables: RegisterTable(name, spec, local). A tracked (non-local) table keeps, beside the live
 // `head`, the authoritative baseline `sync`; optimistic writes change only head. A local table is
@@ -11,19 +12,21 @@
 // change is absent. The engine is incremental: a one-row write costs O(log n) index work plus the
 // size of the change in each affected query (no rescans).
 //
-// Write transactions (WriteTxn): Add (error if the pk exists), Remove (error if absent or the
-// stored row differs), Edit (old must equal the stored row; the pk may change), Get
-// (read-your-writes), Query (one-shot read of the txn's view), Commit / CommitTracked, Rollback.
-// Any failing operation (unknown table, width/type error, failed precondition) returns its Status
-// and rolls the whole transaction back: the engine is as if it never ran.
+// Write transactions: Write() opens a WriteTxn (write_txn.h: Add, Remove, Edit, Get, Query,
+// Commit / CommitTrackedWrites, Rollback). Any failing operation returns its Status and rolls the
+// whole transaction back: the engine is as if it never ran.
 //
 // Rebase (seed 000 serverBatchBegin/End, SPEC §2.1 "Rebase"): ServerBatchBegin(source_key,
 // deltas) rewinds head to sync ⊕ deltas for every tracked table, makes that the new sync and
-// starts buffering; re-invocations run as ordinary write txns whose Commit returns no batches;
-// ServerBatchEnd delivers the whole cycle as ONE coalesced batch per affected query (an exactly
-// confirmed prediction delivers nothing). Errors: a cycle already open, an unknown or local
-// table, a delta whose precondition fails. An error inside a cycle poisons the Db (every later
-// call fails; recovery is a rebuild).
+// starts buffering (rebase.h holds the steps; only the "daemon" source key is attached today);
+// re-invocations run as ordinary write txns whose Commit returns no batches; ServerBatchEnd
+// delivers the whole cycle as ONE coalesced batch per affected query (an exactly confirmed
+// prediction delivers nothing). Errors: a cycle already open, a write txn open, an unknown source
+// key, an unknown or local table, a delta whose precondition fails (nothing changes on an error).
+// A poisoned Db fails every call (recovery is a rebuild); no path poisons it today.
+//
+// Invariant (CHECKed at each boundary): outside a write txn and a rebase cycle every net change
+// has been delivered.
 #pragma once
 
 #include <cstdint>
@@ -40,31 +43,19 @@
 #include "engine/ast_json.h"
 #include "engine/change.h"
 #include "engine/query_shape.h"
+#include "engine/rebase.h"
 #include "engine/schema.h"
+#include "engine/source_key.h"
 #include "engine/table.h"
+#include "engine/write_txn.h"
 
 namespace rindle {
 
 class Pipeline;
-class WriteTxn;
-
-// One base-table row op of a coherent server delta (seed 000 ServerDeltaOp).
-struct ServerDeltaOp {
-  enum class Type { kAdd, kRemove, kEdit };
-  std::string table;
-  Type type = Type::kAdd;
-  RowValues row;      // add: the row; remove: the row; edit: the new row
-  RowValues old_row;  // edit only
-};
 
 struct QuerySnapshot {
   QueryShape shape;
   std::vector<ChangeEvent> events;  // one add per root row, in order
-};
-
-struct CommitTracked {
-  std::vector<QueryBatch> batches;
-  std::vector<std::string> sources;  // per staged write: the source it routed through ("daemon")
 };
 
 class Db {
@@ -100,10 +91,10 @@ class Db {
   absl::Status ServerBatchBegin(std::string_view source_key,
                                 const std::vector<ServerDeltaOp>& deltas);
   absl::Status ServerBatchBegin(const std::vector<ServerDeltaOp>& deltas) {
-    return ServerBatchBegin("daemon", deltas);
+    return ServerBatchBegin(kDaemonSource, deltas);
   }
   absl::StatusOr<std::vector<QueryBatch>> ServerBatchEnd();
-  bool in_server_batch() const { return in_batch_; }
+  bool in_server_batch() const { return rebase_.open(); }
   bool poisoned() const { return poisoned_; }
 
   // Read access (head state, pk order). Unknown table → NotFound.
@@ -117,56 +108,17 @@ class Db {
   struct QueryEntry;
   Table* FindTable(std::string_view name) const;
   absl::Status CheckUsable() const;
+  // CHECKs the invariant: outside a write txn and a rebase cycle nothing is left undelivered.
+  void CheckDelivered() const;
   // Delivers the net change accumulated since the last delivery to every live pipeline.
   std::vector<QueryBatch> Deliver();
 
-  std::map<std::string, std::unique_ptr<Table>, std::less<>> tables_;
+  TableMap tables_;
   std::map<int64_t, std::unique_ptr<QueryEntry>> queries_;
   NetChangeSet accum_;  // net change since the last delivery
   bool txn_open_ = false;
-  bool in_batch_ = false;
   bool poisoned_ = false;
-  std::string batch_source_;
-};
-
-class WriteTxn {
- public:
-  ~WriteTxn();  // rolls back when neither committed nor rolled back
-  WriteTxn(const WriteTxn&) = delete;
-  WriteTxn& operator=(const WriteTxn&) = delete;
-
-  absl::Status Add(std::string_view table, RowValues row);
-  absl::Status Remove(std::string_view table, const RowValues& row);
-  absl::Status Edit(std::string_view table, const RowValues& old_row, RowValues new_row);
-  // The row at `pk` as this txn sees it (its own writes included); nullopt when absent.
-  absl::StatusOr<std::optional<RowValues>> Get(std::string_view table, const RowValues& pk) const;
-  // One-shot read of the txn's view: the result tree of `ast`, in order.
-  absl::StatusOr<std::vector<TreeNode>> Query(const Ast& ast) const;
-  // Applies the txn; inside a server batch the events buffer and this returns no batches.
-  absl::StatusOr<std::vector<QueryBatch>> Commit();
-  absl::StatusOr<CommitTracked> CommitTrackedWrites();
-  void Rollback();
-  bool open() const { return open_; }
-
- private:
-  friend class Db;
-  explicit WriteTxn(Db* db);
-  absl::Status Fail(absl::Status s);  // rolls back, returns s
-  absl::Status CheckOpen() const;
-  absl::StatusOr<Table*> FindTable(std::string_view table) const;
-  void Apply(Table* table, const RowValues& pk, Row row);
-  struct UndoRecord {
-    Table* table;
-    RowValues pk;
-    Row old_row;
-    std::optional<Row> old_overlay;
-    bool had_accum = false;
-    NetChange old_accum;
-  };
-  Db* db_;
-  bool open_ = true;
-  std::vector<UndoRecord> undo_;
-  std::vector<std::string> sources_;
+  Rebase rebase_{&tables_, &accum_};  // after the members it points at
 };
 
 }  // namespace rindle

@@ -85,65 +85,17 @@ absl::StatusOr<std::unique_ptr<Level>> Level::Build(const Ast& ast,
   if (table == nullptr) {
     return absl::NotFoundError(StrCat(path, ".table: unknown table \"", ast.table, "\""));
   }
+  // On an error below, the destructor releases every index acquired so far.
   std::unique_ptr<Level> level(new Level());
   level->table_ = table;
   if (key_cols != nullptr) level->key_cols_ = *key_cols;
-  const TableSpec& spec = table->spec();
-  for (size_t i = 0; i < ast.order_by.size(); ++i) {
-    RETURN_IF_ERROR(ColumnAt(spec, ast.table, ast.order_by[i].column,
-                             StrCat(path, ".orderBy[", i, "]"))
-                        .status());
-  }
-  level->sort_ = std::make_unique<std::vector<SortPart>>(CompletedSort(ast, spec));
-  // Scan order: a child level reads one parent's run, so the key columns lead.
-  std::vector<SortPart> scan;
-  for (int c : level->key_cols_) scan.push_back({c, false});
-  if (for_exists) {
-    for (int pk : spec.primary_key) scan.push_back({pk, false});
-  } else {
-    scan.insert(scan.end(), level->sort_->begin(), level->sort_->end());
-  }
-  level->scan_sort_ = std::make_unique<std::vector<SortPart>>(std::move(scan));
-  level->index_ = &table->AcquireIndex(*level->scan_sort_);
-
-  Level* self = level.get();
-  if (ast.where) {
-    auto add_exists = [&](const Condition& c, const std::string& cpath) -> absl::StatusOr<int> {
-      const CorrelatedSubquery& rel = c.related;
-      const std::string rpath = StrCat(cpath, ".related");
-      LevelEdge edge;
-      RETURN_IF_ERROR(ResolveEdge(rel, spec, ast.table, find, rpath, &edge));
-      ASSIGN_OR_RETURN(edge.child, Build(*rel.subquery, &edge.child_cols, /*for_exists=*/true,
-                                         find, StrCat(rpath, ".subquery")));
-      for (int c : edge.parent_cols) edge.parent_index_sort.push_back({c, false});
-      for (int pk : spec.primary_key) edge.parent_index_sort.push_back({pk, false});
-      edge.parent_index = &table->AcquireIndex(edge.parent_index_sort);
-      self->exists_.push_back(std::move(edge));
-      return static_cast<int>(self->exists_.size() - 1);
-    };
-    ASSIGN_OR_RETURN(level->filter_,
-                     Filter::Compile(*ast.where, spec, StrCat(path, ".where"), add_exists));
-  }
-  if (ast.start) {
-    level->has_start_ = true;
-    level->start_exclusive_ = ast.start->exclusive;
-    for (const auto& [name, value] : ast.start->row) {
-      RETURN_IF_ERROR(ColumnAt(spec, ast.table, name, StrCat(path, ".start.row.", name)).status());
-    }
-    // The cursor is a row over the completed sort; a sort column it leaves out compares as null
-    // (the real engine's and Zero's rule: fixtures/rindle-wasm/errors.json).
-    for (const SortPart& part : *level->sort_) {
-      const std::string& col = spec.columns[part.column].name;
-      Value v;
-      for (const auto& [name, value] : ast.start->row) {
-        if (name == col) v = value;
-      }
-      level->start_values_.emplace_back(part.column, v);
-    }
-  }
+  RETURN_IF_ERROR(level->InitSource(ast, for_exists, path));
+  if (ast.where) RETURN_IF_ERROR(level->CompileWhere(ast, find, path));
+  if (ast.start) RETURN_IF_ERROR(level->InitStart(ast, path));
   level->limit_ = ast.limit;
   if (ast.one && (!level->limit_ || *level->limit_ > 1)) level->limit_ = 1;
 
+  const TableSpec& spec = table->spec();
   auto shape = std::make_shared<QueryShape>();
   shape->table = ast.table;
   shape->spec = spec;
@@ -151,31 +103,98 @@ absl::StatusOr<std::unique_ptr<Level>> Level::Build(const Ast& ast,
   shape->singular = ast.one;
   shape->count = ast.aggregate.has_value() && *ast.aggregate == "count";
   if (ast.select) shape->select = *ast.select;
-  if (!for_exists) {
-    for (size_t i = 0; i < ast.related.size(); ++i) {
-      const CorrelatedSubquery& rel = ast.related[i];
-      const std::string rpath = StrCat(path, ".related[", i, "]");
-      LevelEdge edge;
-      RETURN_IF_ERROR(ResolveEdge(rel, spec, ast.table, find, rpath, &edge));
-      ASSIGN_OR_RETURN(edge.child, Build(*rel.subquery, &edge.child_cols, /*for_exists=*/false,
-                                         find, StrCat(rpath, ".subquery")));
-      if (!level->key_cols_.empty()) {
-        for (int c : edge.parent_cols) edge.parent_index_sort.push_back({c, false});
-        for (int pk : spec.primary_key) edge.parent_index_sort.push_back({pk, false});
-        edge.parent_index = &table->AcquireIndex(edge.parent_index_sort);
-      }
-      if (rel.hidden) {
-        auto hidden = std::make_shared<QueryShape>(*edge.child->shape_);
-        hidden->hidden = true;
-        edge.child->shape_ = std::move(hidden);
-      }
-      shape->relationships.push_back(
-          {edge.alias, edge.parent_cols, edge.child_cols, edge.child->shape_});
-      level->related_.push_back(std::move(edge));
-    }
-  }
+  if (!for_exists) RETURN_IF_ERROR(level->BuildRelated(ast, find, path, shape.get()));
   level->shape_ = std::move(shape);
   return level;
+}
+
+absl::Status Level::InitSource(const Ast& ast, bool for_exists, const std::string& path) {
+  const TableSpec& spec = table_->spec();
+  for (size_t i = 0; i < ast.order_by.size(); ++i) {
+    RETURN_IF_ERROR(ColumnAt(spec, ast.table, ast.order_by[i].column,
+                             StrCat(path, ".orderBy[", i, "]"))
+                        .status());
+  }
+  sort_ = std::make_unique<std::vector<SortPart>>(CompletedSort(ast, spec));
+  // Scan order: a child level reads one parent's run, so the key columns lead.
+  std::vector<SortPart> scan;
+  for (int c : key_cols_) scan.push_back({c, false});
+  if (for_exists) {
+    for (int pk : spec.primary_key) scan.push_back({pk, false});
+  } else {
+    scan.insert(scan.end(), sort_->begin(), sort_->end());
+  }
+  scan_sort_ = std::make_unique<std::vector<SortPart>>(std::move(scan));
+  index_ = &table_->AcquireIndex(*scan_sort_);
+  return absl::OkStatus();
+}
+
+void Level::AcquireParentIndex(LevelEdge* edge) {
+  for (int c : edge->parent_cols) edge->parent_index_sort.push_back({c, false});
+  for (int pk : table_->spec().primary_key) edge->parent_index_sort.push_back({pk, false});
+  edge->parent_index = &table_->AcquireIndex(edge->parent_index_sort);
+}
+
+absl::Status Level::CompileWhere(const Ast& ast, const TableFinder& find,
+                                 const std::string& path) {
+  const TableSpec& spec = table_->spec();
+  // Each EXISTS leaf becomes an edge to its subquery level; the filter refers to it by index.
+  auto add_exists = [&](const Condition& c, const std::string& cpath) -> absl::StatusOr<int> {
+    const CorrelatedSubquery& rel = c.related;
+    const std::string rpath = StrCat(cpath, ".related");
+    LevelEdge edge;
+    RETURN_IF_ERROR(ResolveEdge(rel, spec, ast.table, find, rpath, &edge));
+    ASSIGN_OR_RETURN(edge.child, Build(*rel.subquery, &edge.child_cols, /*for_exists=*/true,
+                                       find, StrCat(rpath, ".subquery")));
+    AcquireParentIndex(&edge);
+    exists_.push_back(std::move(edge));
+    return static_cast<int>(exists_.size() - 1);
+  };
+  ASSIGN_OR_RETURN(filter_, Filter::Compile(*ast.where, spec, StrCat(path, ".where"), add_exists));
+  return absl::OkStatus();
+}
+
+absl::Status Level::InitStart(const Ast& ast, const std::string& path) {
+  const TableSpec& spec = table_->spec();
+  has_start_ = true;
+  start_exclusive_ = ast.start->exclusive;
+  for (const auto& [name, value] : ast.start->row) {
+    RETURN_IF_ERROR(ColumnAt(spec, ast.table, name, StrCat(path, ".start.row.", name)).status());
+  }
+  // The cursor is a row over the completed sort; a sort column it leaves out compares as null
+  // (the real engine's and Zero's rule: fixtures/rindle-wasm/errors.json).
+  for (const SortPart& part : *sort_) {
+    const std::string& col = spec.columns[part.column].name;
+    Value v;
+    for (const auto& [name, value] : ast.start->row) {
+      if (name == col) v = value;
+    }
+    start_values_.emplace_back(part.column, v);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Level::BuildRelated(const Ast& ast, const TableFinder& find, const std::string& path,
+                                 QueryShape* shape) {
+  const TableSpec& spec = table_->spec();
+  for (size_t i = 0; i < ast.related.size(); ++i) {
+    const CorrelatedSubquery& rel = ast.related[i];
+    const std::string rpath = StrCat(path, ".related[", i, "]");
+    LevelEdge edge;
+    RETURN_IF_ERROR(ResolveEdge(rel, spec, ast.table, find, rpath, &edge));
+    ASSIGN_OR_RETURN(edge.child, Build(*rel.subquery, &edge.child_cols, /*for_exists=*/false,
+                                       find, StrCat(rpath, ".subquery")));
+    if (!key_cols_.empty()) AcquireParentIndex(&edge);
+    if (rel.hidden) {
+      auto hidden = std::make_shared<QueryShape>(*edge.child->shape_);
+      hidden->hidden = true;
+      edge.child->shape_ = std::move(hidden);
+    }
+    shape->relationships.push_back(
+        {edge.alias, edge.parent_cols, edge.child_cols, edge.child->shape_});
+    related_.push_back(std::move(edge));
+  }
+  return absl::OkStatus();
 }
 
 Level::~Level() {

@@ -113,6 +113,15 @@ class Level : public ExistsEvaluator {
 
  private:
   Level() = default;
+  // Build's steps: the completed sort, scan order and index; the where (EXISTS edges + filter);
+  // the start cursor; the related edges (appended to `shape`).
+  absl::Status InitSource(const Ast& ast, bool for_exists, const std::string& path);
+  absl::Status CompileWhere(const Ast& ast, const TableFinder& find, const std::string& path);
+  absl::Status InitStart(const Ast& ast, const std::string& path);
+  absl::Status BuildRelated(const Ast& ast, const TableFinder& find, const std::string& path,
+                            QueryShape* shape);
+  // The parent table ordered by (parent_cols..., pk), held by `edge` until the destructor.
+  void AcquireParentIndex(LevelEdge* edge);
   bool KeyEquals(const RowValues& row, const RowValues& key) const;
 
   Table* table_ = nullptr;

@@ -57,6 +57,10 @@ struct NetChange {
 using TableNetChanges = absl::btree_map<RowValues, NetChange, RowKeyLess>;
 using NetChangeSet = std::map<std::string, TableNetChanges, std::less<>>;
 
+class Table;
+// The Db's tables by name (name order: a rebase walks them in it).
+using TableMap = std::map<std::string, std::unique_ptr<Table>, std::less<>>;
+
 class Table {
  public:
   Table(std::string name, TableSpec spec, bool local);

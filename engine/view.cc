@@ -36,6 +36,46 @@ struct ResultView::Level {
     by_pk[Pk(*tn.row)] = tn.row;
     rows.emplace(tn.row, MakeNode(tn));
   }
+  absl::Status ApplyAdd(const TreeNode& node) {
+    RowValues pk = Pk(*node.row);
+    if (by_pk.contains(pk)) {
+      return absl::FailedPreconditionError(
+          StrCat("view fold: add of a row already present: ", RowDebugString(pk)));
+    }
+    Insert(node);
+    return absl::OkStatus();
+  }
+  absl::Status ApplyRemove(const Row& row) {
+    RowValues pk = Pk(*row);
+    auto it = by_pk.find(pk);
+    if (it == by_pk.end() || CompareRowValues(*it->second, *row) != 0) {
+      return absl::FailedPreconditionError(
+          StrCat("view fold: remove of a row not in the result: ", RowDebugString(*row)));
+    }
+    rows.erase(it->second);
+    by_pk.erase(it);
+    return absl::OkStatus();
+  }
+  // Re-keys the node under the new row; its children stay (a child's path names the new row).
+  absl::Status ApplyEdit(const Row& old_row, const Row& new_row) {
+    RowValues old_pk = Pk(*old_row), new_pk = Pk(*new_row);
+    auto it = by_pk.find(old_pk);
+    if (it == by_pk.end() || CompareRowValues(*it->second, *old_row) != 0) {
+      return absl::FailedPreconditionError(
+          StrCat("view fold: edit of a row not in the result: ", RowDebugString(*old_row)));
+    }
+    if (CompareRowValues(old_pk, new_pk) != 0 && by_pk.contains(new_pk)) {
+      return absl::FailedPreconditionError(
+          StrCat("view fold: edit onto a present pk: ", RowDebugString(new_pk)));
+    }
+    auto node_it = rows.find(it->second);
+    Node node = std::move(node_it->second);
+    rows.erase(node_it);
+    by_pk.erase(it);
+    by_pk[new_pk] = new_row;
+    rows.emplace(new_row, std::move(node));
+    return absl::OkStatus();
+  }
   void AppendTree(std::vector<TreeNode>& out) const {
     for (const auto& [row, node] : rows) {
       TreeNode tn;
@@ -62,74 +102,54 @@ absl::Status ResultView::Apply(const std::vector<ChangeEvent>& events) {
   return absl::OkStatus();
 }
 
-absl::Status ResultView::Apply(const ChangeEvent& e) {
+namespace {
+
+// The relationship a path step names: its index when it carries one that matches the alias, else
+// the last relationship with that alias; -1 when none matches.
+int ResolveRelationship(const QueryShape& shape, const PathStep& step) {
+  const auto& rels = shape.relationships;
+  if (step.relationship >= 0) {
+    if (static_cast<size_t>(step.relationship) < rels.size() &&
+        rels[step.relationship].alias == step.alias) {
+      return step.relationship;
+    }
+    return -1;
+  }
+  int rel = -1;
+  for (size_t r = 0; r < rels.size(); ++r) {
+    if (rels[r].alias == step.alias) rel = static_cast<int>(r);
+  }
+  return rel;
+}
+
+}  // namespace
+
+absl::StatusOr<ResultView::Level*> ResultView::ResolvePath(const std::vector<PathStep>& path) {
   Level* level = root_.get();
-  for (size_t i = 0; i < e.path.size(); ++i) {
-    const PathStep& step = e.path[i];
+  for (size_t i = 0; i < path.size(); ++i) {
+    const PathStep& step = path[i];
     auto it = level->rows.find(step.parent_row);
     if (it == level->rows.end() || CompareRowValues(*it->first, *step.parent_row) != 0) {
       return absl::FailedPreconditionError(StrCat("view fold: path[", i, "] parent row ",
-                                                        RowDebugString(*step.parent_row),
-                                                        " is not in the result"));
+                                                  RowDebugString(*step.parent_row),
+                                                  " is not in the result"));
     }
-    int rel = -1;
-    const auto& rels = level->shape->relationships;
-    if (step.relationship >= 0) {
-      if (static_cast<size_t>(step.relationship) < rels.size() &&
-          rels[step.relationship].alias == step.alias) {
-        rel = step.relationship;
-      }
-    } else {
-      for (size_t r = 0; r < rels.size(); ++r) {
-        if (rels[r].alias == step.alias) rel = static_cast<int>(r);
-      }
-    }
+    const int rel = ResolveRelationship(*level->shape, step);
     if (rel < 0) {
       return absl::FailedPreconditionError(
           StrCat("view fold: path[", i, "] unknown relationship \"", step.alias, "\""));
     }
     level = it->second.rels[rel].get();
   }
+  return level;
+}
+
+absl::Status ResultView::Apply(const ChangeEvent& e) {
+  ASSIGN_OR_RETURN(Level * level, ResolvePath(e.path));
   switch (e.op.kind) {
-    case ChangeOp::Kind::kAdd: {
-      RowValues pk = level->Pk(*e.op.node.row);
-      if (level->by_pk.contains(pk)) {
-        return absl::FailedPreconditionError(
-            StrCat("view fold: add of a row already present: ", RowDebugString(pk)));
-      }
-      level->Insert(e.op.node);
-      return absl::OkStatus();
-    }
-    case ChangeOp::Kind::kRemove: {
-      RowValues pk = level->Pk(*e.op.row);
-      auto it = level->by_pk.find(pk);
-      if (it == level->by_pk.end() || CompareRowValues(*it->second, *e.op.row) != 0) {
-        return absl::FailedPreconditionError(StrCat(
-            "view fold: remove of a row not in the result: ", RowDebugString(*e.op.row)));
-      }
-      level->rows.erase(it->second);
-      level->by_pk.erase(it);
-      return absl::OkStatus();
-    }
-    case ChangeOp::Kind::kEdit: {
-      RowValues old_pk = level->Pk(*e.op.old_row), new_pk = level->Pk(*e.op.new_row);
-      auto it = level->by_pk.find(old_pk);
-      if (it == level->by_pk.end() || CompareRowValues(*it->second, *e.op.old_row) != 0) {
-        return absl::FailedPreconditionError(StrCat(
-            "view fold: edit of a row not in the result: ", RowDebugString(*e.op.old_row)));
-      }
-      if (CompareRowValues(old_pk, new_pk) != 0 && level->by_pk.contains(new_pk)) {
-        return absl::FailedPreconditionError(
-            StrCat("view fold: edit onto a present pk: ", RowDebugString(new_pk)));
-      }
-      auto node_it = level->rows.find(it->second);
-      Level::Node node = std::move(node_it->second);
-      level->rows.erase(node_it);
-      level->by_pk.erase(it);
-      level->by_pk[new_pk] = e.op.new_row;
-      level->rows.emplace(e.op.new_row, std::move(node));
-      return absl::OkStatus();
-    }
+    case ChangeOp::Kind::kAdd: return level->ApplyAdd(e.op.node);
+    case ChangeOp::Kind::kRemove: return level->ApplyRemove(e.op.row);
+    case ChangeOp::Kind::kEdit: return level->ApplyEdit(e.op.old_row, e.op.new_row);
   }
   return absl::OkStatus();
 }

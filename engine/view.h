@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "engine/ast.h"
 #include "engine/change.h"
 #include "engine/query_shape.h"
@@ -41,6 +42,9 @@ class ResultView {
 
  private:
   struct Level;
+  // The level an event's path leads to; FailedPrecondition naming the first step that does not
+  // resolve.
+  absl::StatusOr<Level*> ResolvePath(const std::vector<PathStep>& path);
   std::shared_ptr<const QueryShape> shape_;  // stable address for the level comparators
   std::unique_ptr<Level> root_;
 };

@@ -1,0 +1,77 @@
+// rebase.h — the rebase cycle (seed 000 serverBatchBegin/serverBatchEnd, SPEC §2.1 "Rebase"):
+// one server delta from one sync source, folded into the confirmed baseline. Holds state: whether
+// a cycle is open and which source opened it; the tables and the undelivered net change it writes
+// belong to the Db that owns it.
+//
+// Begin(source_key, deltas), in named steps:
+//   1. plan   — nothing mutated yet: seed the target sync state with the optimistic layer's pks
+//               (every tracked table's sync overlay, i.e. the rows to rewind), then fold each delta
+//               op into it, checking its precondition against sync (an add's pk absent, a
+//               remove's / edit's old row equal to the sync row, an edit's new pk free);
+//   2. rewind — write head := target for every planned pk whose head differs, buffering each
+//               write's net change in the Db's change set, and empty every overlay (head == sync:
+//               the delta is now the confirmed baseline);
+//   3. buffer — the cycle stays open; the re-invoked mutators run as ordinary write txns whose
+//               commits buffer into the same change set.
+// End() closes the cycle; the Db then delivers the whole cycle as ONE coalesced batch per
+// affected query (an exactly confirmed prediction nets to nothing and delivers nothing).
+//
+// Per source: the key names the sync source the delta comes from (source_key.h). Today only the
+// daemon is attached, and its baseline is every tracked (non-local) table; any other key is
+// InvalidArgument naming it. Issue 14's room sources fold into their own slice at
+// Rebase::Begin's dispatch.
+//
+// Errors (all before anything is mutated): an unknown source key, an unknown or local table, a
+// width/type error, a delta op whose precondition fails — each names delta[i] and its table.
+// Callers guarantee: no cycle is open and no write txn is open when Begin runs (the Db checks
+// both and returns FailedPrecondition); every undelivered change was delivered before Begin.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "engine/table.h"
+
+namespace rindle {
+
+// One base-table row op of a coherent server delta (seed 000 ServerDeltaOp).
+struct ServerDeltaOp {
+  enum class Type { kAdd, kRemove, kEdit };
+  std::string table;
+  Type type = Type::kAdd;
+  RowValues row;      // add: the row; remove: the row; edit: the new row
+  RowValues old_row;  // edit only
+};
+
+class Rebase {
+ public:
+  // `tables` and `accum` are the owning Db's; both must outlive this.
+  Rebase(TableMap* tables, NetChangeSet* accum);
+  Rebase(const Rebase&) = delete;
+  Rebase& operator=(const Rebase&) = delete;
+
+  // Opens a cycle for `source_key` (see the steps above). On error nothing changed and no cycle
+  // is open. Precondition (CHECKed): no cycle is open and `accum` holds no net change.
+  absl::Status Begin(std::string_view source_key, const std::vector<ServerDeltaOp>& deltas);
+  // Closes the open cycle (CHECKed). The caller delivers the buffered change set.
+  void End();
+
+  bool open() const { return open_; }
+  // The source key of the open cycle; empty when none is open.
+  const std::string& source() const { return source_; }
+
+ private:
+  absl::Status BeginDaemon(const std::vector<ServerDeltaOp>& deltas);
+
+  TableMap* tables_;
+  NetChangeSet* accum_;
+  bool open_ = false;
+  std::string source_;
+};
+
+// True when `changes` holds no net change for any table (an entry may exist but be empty).
+bool NoNetChange(const NetChangeSet& changes);
+
+}  // namespace rindle

@@ -1,0 +1,221 @@
+#include "engine/write_txn.h"
+
+#include "absl/strings/str_cat.h"
+#include "engine/ast_json.h"
+#include "engine/check.h"
+#include "engine/db.h"
+#include "engine/pipeline.h"
+#include "engine/rebase.h"
+#include "engine/source_key.h"
+#include "engine/status_macros.h"
+#include "engine/str_util.h"
+
+namespace rindle {
+
+WriteTxn::WriteTxn(Db* db) : db_(db) {
+  RINDLE_CHECK(db_ != nullptr);
+  if (db_->txn_open_ || db_->poisoned_) {
+    open_ = false;  // every op will report why
+  } else {
+    db_->txn_open_ = true;
+  }
+  // Outside a rebase cycle a new txn starts with nothing undelivered: its commit delivers only
+  // its own writes.
+  RINDLE_CHECK(!open_ || db_->in_server_batch() || NoNetChange(db_->accum_));
+}
+
+WriteTxn::~WriteTxn() {
+  if (open_) Rollback();
+}
+
+absl::Status WriteTxn::CheckOpen() const {
+  RETURN_IF_ERROR(db_->CheckUsable());
+  if (!open_) {
+    return absl::FailedPreconditionError(
+        "write txn is closed (committed, rolled back, failed, or another txn was already open)");
+  }
+  // An open txn is the Db's one open txn.
+  RINDLE_CHECK(db_->txn_open_);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Table*> WriteTxn::FindTable(std::string_view table) const {
+  Table* t = db_->FindTable(table);
+  if (t == nullptr) {
+    std::string names;
+    for (const auto& n : db_->TableNames()) StrAppend(&names, names.empty() ? "" : ", ", n);
+    return absl::NotFoundError(
+        StrCat("unknown table \"", table, "\" (tables: ", names, ")"));
+  }
+  return t;
+}
+
+absl::Status WriteTxn::Fail(absl::Status s) {
+  Rollback();
+  return s;
+}
+
+void WriteTxn::Stage(Table* table, const RowValues& pk, Row row) {
+  RINDLE_CHECK(table != nullptr);
+  UndoRecord u;
+  u.table = table;
+  u.pk = pk;
+  u.old_overlay = table->OverlayEntry(pk);
+  auto& acc = db_->accum_[table->name()];
+  auto it = acc.find(pk);
+  if (it != acc.end()) {
+    u.had_accum = true;
+    u.old_accum = it->second;
+  }
+  u.old_row = table->Put(pk, row, /*optimistic=*/true);
+  if (it == acc.end()) {
+    acc.emplace(pk, NetChange{u.old_row, row});
+  } else {
+    it->second.after = row;
+  }
+  undo_.push_back(std::move(u));
+}
+
+void WriteTxn::RecordStaged() {
+  sources_.push_back(std::string(kDaemonSource));
+  // Every staged operation left at least one undo record.
+  RINDLE_CHECK_LE(sources_.size(), undo_.size());
+}
+
+absl::Status WriteTxn::Add(std::string_view table, RowValues row) {
+  RETURN_IF_ERROR(CheckOpen());
+  auto t = FindTable(table);
+  if (!t.ok()) return Fail(t.status());
+  if (auto s = (*t)->spec().CheckRow(table, row); !s.ok()) return Fail(s);
+  RowValues pk = (*t)->spec().PkOf(row);
+  if ((*t)->Find(pk)) {
+    return Fail(absl::AlreadyExistsError(
+        StrCat("add: table \"", table, "\" already has pk ", RowDebugString(pk))));
+  }
+  Stage(*t, pk, MakeRow(std::move(row)));
+  RecordStaged();
+  return absl::OkStatus();
+}
+
+absl::Status WriteTxn::Remove(std::string_view table, const RowValues& row) {
+  RETURN_IF_ERROR(CheckOpen());
+  auto t = FindTable(table);
+  if (!t.ok()) return Fail(t.status());
+  if (auto s = (*t)->spec().CheckRow(table, row); !s.ok()) return Fail(s);
+  RowValues pk = (*t)->spec().PkOf(row);
+  Row cur = (*t)->Find(pk);
+  if (!cur) {
+    return Fail(absl::NotFoundError(
+        StrCat("remove: table \"", table, "\" has no row at pk ", RowDebugString(pk))));
+  }
+  if (CompareRowValues(*cur, row) != 0) {
+    return Fail(absl::FailedPreconditionError(
+        StrCat("remove: table \"", table, "\" row differs: stored ", RowDebugString(*cur),
+               ", given ", RowDebugString(row))));
+  }
+  Stage(*t, pk, nullptr);
+  RecordStaged();
+  return absl::OkStatus();
+}
+
+absl::Status WriteTxn::Edit(std::string_view table, const RowValues& old_row, RowValues new_row) {
+  RETURN_IF_ERROR(CheckOpen());
+  auto t = FindTable(table);
+  if (!t.ok()) return Fail(t.status());
+  const TableSpec& spec = (*t)->spec();
+  if (auto s = spec.CheckRow(table, old_row); !s.ok()) return Fail(s);
+  if (auto s = spec.CheckRow(table, new_row); !s.ok()) return Fail(s);
+  RowValues old_pk = spec.PkOf(old_row), new_pk = spec.PkOf(new_row);
+  Row cur = (*t)->Find(old_pk);
+  if (!cur) {
+    return Fail(absl::NotFoundError(
+        StrCat("edit: table \"", table, "\" has no row at pk ", RowDebugString(old_pk))));
+  }
+  if (CompareRowValues(*cur, old_row) != 0) {
+    return Fail(absl::FailedPreconditionError(
+        StrCat("edit: table \"", table, "\" old row differs: stored ", RowDebugString(*cur),
+               ", given ", RowDebugString(old_row))));
+  }
+  if (CompareRowValues(old_pk, new_pk) != 0) {
+    if ((*t)->Find(new_pk)) {
+      return Fail(absl::AlreadyExistsError(StrCat(
+          "edit: table \"", table, "\" already has the new pk ", RowDebugString(new_pk))));
+    }
+    Stage(*t, old_pk, nullptr);
+  }
+  Stage(*t, new_pk, MakeRow(std::move(new_row)));
+  RecordStaged();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::optional<RowValues>> WriteTxn::Get(std::string_view table,
+                                                       const RowValues& pk) const {
+  RETURN_IF_ERROR(CheckOpen());
+  ASSIGN_OR_RETURN(Table * t, FindTable(table));
+  if (pk.size() != t->spec().primary_key.size()) {
+    return absl::InvalidArgumentError(StrCat("get: table \"", table, "\" pk has ",
+                                             t->spec().primary_key.size(), " columns, got ",
+                                             pk.size()));
+  }
+  Row r = t->Find(pk);
+  if (!r) return std::optional<RowValues>();
+  return std::optional<RowValues>(*r);
+}
+
+absl::StatusOr<std::vector<TreeNode>> WriteTxn::Query(const Ast& ast) const {
+  RETURN_IF_ERROR(CheckOpen());
+  RETURN_IF_ERROR(ValidateAst(ast, db_->Lookup()));
+  ASSIGN_OR_RETURN(std::unique_ptr<Pipeline> p,
+                   Pipeline::Build(ast, [this](std::string_view n) { return db_->FindTable(n); }));
+  p->Hydrate();
+  return p->Result();
+}
+
+absl::StatusOr<std::vector<QueryBatch>> WriteTxn::Commit() {
+  ASSIGN_OR_RETURN(CommitTracked c, CommitTrackedWrites());
+  return std::move(c.batches);
+}
+
+absl::StatusOr<CommitTracked> WriteTxn::CommitTrackedWrites() {
+  RETURN_IF_ERROR(CheckOpen());
+  Close();
+  undo_.clear();
+  CommitTracked out;
+  out.sources = std::move(sources_);
+  if (!db_->in_server_batch()) out.batches = db_->Deliver();
+  return out;
+}
+
+void WriteTxn::UndoAll() {
+  for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) {
+    it->table->Put(it->pk, it->old_row, /*optimistic=*/false);
+    it->table->SetOverlayEntry(it->pk, it->old_overlay);
+    auto& acc = db_->accum_[it->table->name()];
+    if (it->had_accum) {
+      acc[it->pk] = it->old_accum;
+    } else {
+      acc.erase(it->pk);
+    }
+  }
+  undo_.clear();
+}
+
+void WriteTxn::Rollback() {
+  if (!open_) return;
+  RINDLE_CHECK(db_->txn_open_);
+  UndoAll();
+  sources_.clear();
+  Close();
+  // Outside a rebase cycle everything before this txn was delivered, so undoing every staged
+  // write leaves no net change behind.
+  RINDLE_CHECK(db_->in_server_batch() || NoNetChange(db_->accum_));
+}
+
+void WriteTxn::Close() {
+  RINDLE_CHECK(open_);
+  RINDLE_CHECK(db_->txn_open_);
+  open_ = false;
+  db_->txn_open_ = false;
+}
+
+}  // namespace rindle

@@ -1,0 +1,91 @@
+// write_txn.h — a write transaction on the engine's Db (seed 000 `package/pkg/rindle.d.ts`
+// write/commit, SPEC §2.1 "Write transactions"). Holds state: the undo log of its staged writes
+// and the source each write routed through. Opened only by Db::Write(); not thread-safe.
+//
+// Staging: Add (error if the pk exists), Remove (error if absent or the stored row differs), Edit
+// (old must equal the stored row; the pk may change: a remove at the old pk plus an add at the
+// new) write straight into the tables' head — optimistically, so a tracked table's sync baseline
+// keeps the pre-write row — and into the Db's undelivered net change. Get and Query read the
+// txn's own writes.
+// Undo: each staged head write records the previous head row, overlay entry and net change, so
+// Rollback (or the destructor of an uncommitted txn, or any failing operation) restores all
+// three exactly: the engine is as if the txn never ran.
+// Commit: outside a rebase cycle delivers the net change as [{query_id, events}] for every query
+// it changed (change.h); inside a cycle the change stays buffered for ServerBatchEnd and Commit
+// returns no batches. CommitTrackedWrites also returns each staged write's source key.
+//
+// At most one txn is open per Db: a txn opened while another is open (or on a poisoned Db) is
+// closed from the start, and every operation on it returns FailedPrecondition saying why.
+// Errors: unknown table (listing the tables), width/type error, a failed precondition — each
+// rolls the whole txn back and is returned; any call on a closed txn is FailedPrecondition.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "engine/ast.h"
+#include "engine/change.h"
+#include "engine/table.h"
+
+namespace rindle {
+
+class Db;
+
+struct CommitTracked {
+  std::vector<QueryBatch> batches;
+  std::vector<std::string> sources;  // per staged write: the source it routed through ("daemon")
+};
+
+class WriteTxn {
+ public:
+  ~WriteTxn();  // rolls back when neither committed nor rolled back
+  WriteTxn(const WriteTxn&) = delete;
+  WriteTxn& operator=(const WriteTxn&) = delete;
+
+  absl::Status Add(std::string_view table, RowValues row);
+  absl::Status Remove(std::string_view table, const RowValues& row);
+  absl::Status Edit(std::string_view table, const RowValues& old_row, RowValues new_row);
+  // The row at `pk` as this txn sees it (its own writes included); nullopt when absent.
+  absl::StatusOr<std::optional<RowValues>> Get(std::string_view table, const RowValues& pk) const;
+  // One-shot read of the txn's view: the result tree of `ast`, in order.
+  absl::StatusOr<std::vector<TreeNode>> Query(const Ast& ast) const;
+  // Applies the txn; inside a server batch the events buffer and this returns no batches.
+  absl::StatusOr<std::vector<QueryBatch>> Commit();
+  absl::StatusOr<CommitTracked> CommitTrackedWrites();
+  void Rollback();
+  bool open() const { return open_; }
+
+ private:
+  friend class Db;
+  explicit WriteTxn(Db* db);
+  absl::Status Fail(absl::Status s);  // rolls back, returns s
+  absl::Status CheckOpen() const;
+  absl::StatusOr<Table*> FindTable(std::string_view table) const;
+  // Writes head[pk] = row optimistically, recording its undo and its net change.
+  void Stage(Table* table, const RowValues& pk, Row row);
+  // Marks one Add/Remove/Edit staged through the daemon (the only source today).
+  void RecordStaged();
+  // Restores every staged write, newest first.
+  void UndoAll();
+  void Close();
+
+  struct UndoRecord {
+    Table* table;
+    RowValues pk;
+    Row old_row;
+    std::optional<Row> old_overlay;
+    bool had_accum = false;
+    NetChange old_accum;
+  };
+  Db* db_;
+  bool open_ = true;
+  std::vector<UndoRecord> undo_;
+  std::vector<std::string> sources_;
+};
+
+}  // namespace rindle
