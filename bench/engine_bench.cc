@@ -50,7 +50,7 @@
 #include "absl/status/status.h"
 #include "engine/ast_json.h"
 #include "engine/db.h"
-#include "engine/like.h"
+#include "engine/ivm/like.h"
 #include "engine/schema.h"
 #include "engine/value.h"
 #include "nlohmann/json.hpp"

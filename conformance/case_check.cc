@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "engine/str_util.h"
+#include "base/str_util.h"
 #include "oracles/diff.h"
 
 namespace rindle::conformance {

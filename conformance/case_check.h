@@ -3,7 +3,7 @@
 //
 // Steps: "hydrate" (tables registered, initial rows written in one txn, the query registered),
 // then "txn 0", "txn 1", ... (one write txn each). At every step:
-//   1. events==view: our change events folded in order (engine/view.h) must present exactly
+//   1. events==view: our change events folded in order (engine/ivm/view.h) must present exactly
 //      like the engine's own materialization of the query;
 //   2. data: that presentation (engine/presentation.h) must equal the recorded `data`, or,
 //      where the recording's checks.mismatches names the step (the real engine's incremental

@@ -7,9 +7,9 @@
 
 #include "conformance/json_file.h"
 #include "engine/ast_json.h"
-#include "engine/status_macros.h"
-#include "engine/str_util.h"
-#include "sim/rng.h"
+#include "base/status_macros.h"
+#include "base/str_util.h"
+#include "base/rng.h"
 
 namespace rindle::conformance {
 namespace {

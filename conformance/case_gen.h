@@ -14,7 +14,7 @@
 // (createdAt, name), edits of correlation fields (comment/tag issueId, issue ownerId, comment
 // authorId), and rarely a primary-key edit. Every op is valid against the state it applies to
 // (removes and edit `old` rows are exact current rows; adds use fresh ids).
-// Determinism: randomness only from sim/rng.h Rng(seed) forked per purpose ("query", "rows",
+// Determinism: randomness only from base/rng.h Rng(seed) forked per purpose ("query", "rows",
 // "txns"); state lives in ordered maps; queries are taken in file-name order.
 // Errors (LoadCaseGenInputs): NotFound / InvalidArgument naming the file for an unreadable or
 // malformed schema or query file, or a directory without queries.

@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "engine/str_util.h"
+#include "base/str_util.h"
 #include "gtest/gtest.h"
 #include "oracles/plain_store.h"
 

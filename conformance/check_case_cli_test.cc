@@ -12,7 +12,7 @@
 #include "conformance/json_file.h"
 #include "conformance/peer_case.h"
 #include "gtest/gtest.h"
-#include "sim/cli/run_binary_for_test.h"
+#include "cli/run_binary_for_test.h"
 
 namespace rindle::conformance {
 namespace {

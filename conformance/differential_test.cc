@@ -13,9 +13,9 @@
 #include <string>
 
 #include "conformance/json_file.h"
-#include "engine/str_util.h"
+#include "base/str_util.h"
 #include "gtest/gtest.h"
-#include "sim/cli/run_binary_for_test.h"
+#include "cli/run_binary_for_test.h"
 
 namespace rindle::conformance {
 namespace {

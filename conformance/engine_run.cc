@@ -1,8 +1,8 @@
 #include "conformance/engine_run.h"
 
 #include "engine/presentation.h"
-#include "engine/status_macros.h"
-#include "engine/str_util.h"
+#include "base/status_macros.h"
+#include "base/str_util.h"
 #include "oracles/diff.h"
 
 namespace rindle::conformance {

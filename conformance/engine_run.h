@@ -6,7 +6,7 @@
 // rows in ONE transaction; Register(ast) registers the query (qid 1) and folds its snapshot;
 // Apply(ops) runs one write transaction and folds the commit's events for the query.
 // Presentations (engine/presentation.h, the `data` of fixtures/README.md):
-//   Folded()        — our change events folded in order (engine/view.h ResultView);
+//   Folded()        — our change events folded in order (engine/ivm/view.h ResultView);
 //   Materialized()  — the engine's own materialization of the live query (Db::QueryResult).
 // Both must equal the recorded data; when they differ from each other the engine's event stream
 // disagrees with its own state (the `events==view` property).
@@ -27,7 +27,7 @@
 #include "engine/ast.h"
 #include "engine/db.h"
 #include "engine/schema.h"
-#include "engine/view.h"
+#include "engine/ivm/view.h"
 #include "nlohmann/json.hpp"
 
 namespace rindle::conformance {

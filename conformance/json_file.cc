@@ -3,7 +3,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/str_util.h"
+#include "base/str_util.h"
 
 namespace rindle::conformance {
 

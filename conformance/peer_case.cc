@@ -2,8 +2,8 @@
 
 #include "conformance/json_file.h"
 #include "engine/ast_json.h"
-#include "engine/status_macros.h"
-#include "engine/str_util.h"
+#include "base/status_macros.h"
+#include "base/str_util.h"
 
 namespace rindle::conformance {
 namespace {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "sim/runner.h"
-#include "sim/scenario.h"
+#include "sim/run/runner.h"
+#include "sim/scenario/scenario.h"
 
 #ifndef RINDLE_CORPUS_DIR
 #error "RINDLE_CORPUS_DIR must name the corpus directory"

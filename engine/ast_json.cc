@@ -1,8 +1,8 @@
 #include "engine/ast_json.h"
 
 #include "absl/strings/str_cat.h"
-#include "engine/status_macros.h"
-#include "engine/str_util.h"
+#include "base/status_macros.h"
+#include "base/str_util.h"
 
 namespace rindle {
 namespace {

@@ -2,10 +2,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/ast_json.h"
-#include "engine/check.h"
-#include "engine/pipeline.h"
-#include "engine/status_macros.h"
-#include "engine/str_util.h"
+#include "base/check.h"
+#include "engine/ivm/pipeline.h"
+#include "base/status_macros.h"
+#include "base/str_util.h"
 
 namespace rindle {
 

@@ -45,7 +45,7 @@
 #include "engine/query_shape.h"
 #include "engine/rebase.h"
 #include "engine/schema.h"
-#include "engine/source_key.h"
+#include "base/source_key.h"
 #include "engine/table.h"
 #include "engine/write_txn.h"
 

@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/ast_json.h"
-#include "engine/view.h"
+#include "engine/ivm/view.h"
 
 namespace rindle {
 namespace {

@@ -3,7 +3,7 @@
 #include <set>
 #include <string>
 
-#include "engine/check.h"
+#include "base/check.h"
 
 namespace rindle {
 namespace {

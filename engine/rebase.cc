@@ -4,10 +4,10 @@
 
 #include "absl/container/btree_map.h"
 #include "absl/strings/str_cat.h"
-#include "engine/check.h"
-#include "engine/source_key.h"
-#include "engine/status_macros.h"
-#include "engine/str_util.h"
+#include "base/check.h"
+#include "base/source_key.h"
+#include "base/status_macros.h"
+#include "base/str_util.h"
 
 namespace rindle {
 namespace {

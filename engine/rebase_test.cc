@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/db.h"
-#include "engine/source_key.h"
+#include "base/source_key.h"
 
 namespace rindle {
 namespace {

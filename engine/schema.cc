@@ -1,4 +1,4 @@
-#include "engine/str_util.h"
+#include "base/str_util.h"
 #include "engine/schema.h"
 
 #include <set>

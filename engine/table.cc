@@ -1,10 +1,10 @@
-#include "engine/str_util.h"
+#include "base/str_util.h"
 #include "engine/table.h"
 
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "engine/check.h"
+#include "base/check.h"
 
 namespace rindle {
 

@@ -2,13 +2,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/ast_json.h"
-#include "engine/check.h"
+#include "base/check.h"
 #include "engine/db.h"
-#include "engine/pipeline.h"
+#include "engine/ivm/pipeline.h"
 #include "engine/rebase.h"
-#include "engine/source_key.h"
-#include "engine/status_macros.h"
-#include "engine/str_util.h"
+#include "base/source_key.h"
+#include "base/status_macros.h"
+#include "base/str_util.h"
 
 namespace rindle {
 

@@ -3,9 +3,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "engine/check.h"
-#include "engine/source_key.h"
-#include "engine/status_macros.h"
+#include "base/check.h"
+#include "base/source_key.h"
+#include "base/status_macros.h"
 #include "optimistic/run_mutator.h"
 
 namespace rindle {

@@ -68,7 +68,7 @@
 #include "engine/ast.h"
 #include "engine/db.h"
 #include "engine/schema.h"
-#include "engine/view.h"
+#include "engine/ivm/view.h"
 #include "nlohmann/json.hpp"
 #include "optimistic/channel.h"
 #include "optimistic/fold_clock.h"

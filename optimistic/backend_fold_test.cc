@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "optimistic/backend_test_fixture.h"
+#include "optimistic/testing/backend_test_fixture.h"
 
 namespace rindle {
 namespace {

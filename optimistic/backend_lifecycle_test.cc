@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "optimistic/backend_test_fixture.h"
+#include "optimistic/testing/backend_test_fixture.h"
 
 namespace rindle {
 namespace {

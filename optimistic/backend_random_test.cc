@@ -14,7 +14,7 @@
 
 #include "gtest/gtest.h"
 #include "optimistic/backend.h"
-#include "optimistic/fake_source.h"
+#include "optimistic/testing/fake_source.h"
 #include "optimistic/tracking_tx.h"
 
 namespace rindle {

@@ -57,14 +57,14 @@
 #include "absl/strings/str_cat.h"
 #include "engine/change.h"
 #include "optimistic/backend.h"
-#include "optimistic/backend_test_fixture.h"
+#include "optimistic/testing/backend_test_fixture.h"
 #include "optimistic/fold_clock.h"
 #include "optimistic/source.h"
 #include "oracles/fresh_query.h"
 #include "oracles/gate_model.h"
 #include "oracles/plain_store.h"
 #include "oracles/subscription_model.h"
-#include "properties/rc_check.h"
+#include "properties/suites/rc_check.h"
 
 namespace rindle {
 namespace {

@@ -7,8 +7,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "optimistic/backend_test_fixture.h"
-#include "optimistic/fake_source.h"
+#include "optimistic/testing/backend_test_fixture.h"
+#include "optimistic/testing/fake_source.h"
 
 namespace rindle {
 namespace {

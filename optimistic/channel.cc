@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "engine/check.h"
+#include "base/check.h"
 
 namespace rindle {
 

@@ -6,7 +6,7 @@
 //   Now()              — the current virtual time in milliseconds
 //
 // The backend never reads wall time: the simulator backs this with its event queue
-// (sim/sim_fold_clock.h), unit tests with ManualFoldClock. A timer callback runs from the
+// (sim/world/sim_fold_clock.h), unit tests with ManualFoldClock. A timer callback runs from the
 // clock's own dispatch (never from inside SetTimeout).
 #pragma once
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "engine/check.h"
+#include "base/check.h"
 
 namespace rindle {
 

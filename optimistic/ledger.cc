@@ -4,7 +4,7 @@
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
-#include "engine/check.h"
+#include "base/check.h"
 
 namespace rindle {
 

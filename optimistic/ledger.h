@@ -1,7 +1,7 @@
 // ledger.h — the client's mutation ledger (seed 002 `dealMid` / `PendingMutation` / watermarks /
 // confirm-drop, §7.1–§7.2): the pending entries, per-domain gapless mids, the client-global deal
 // seq and per-domain confirmation watermarks. Holds state; not thread-safe. Domains are keyed by
-// source key (engine/source_key.h: kDaemonSource today; a second domain only adds entries).
+// source key (base/source_key.h: kDaemonSource today; a second domain only adds entries).
 //
 // Invariants:
 //   - mids are dealt per domain from 1, gapless, in SEND order (a failed invoke deals none, #10);

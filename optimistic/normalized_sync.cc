@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "absl/strings/str_join.h"
-#include "engine/status_macros.h"
-#include "engine/str_util.h"
+#include "base/status_macros.h"
+#include "base/str_util.h"
 
 namespace rindle {
 namespace {

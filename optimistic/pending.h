@@ -17,13 +17,13 @@
 #include <optional>
 #include <string>
 
-#include "engine/source_key.h"
+#include "base/source_key.h"
 #include "nlohmann/json.hpp"
 #include "optimistic/write_set.h"
 
 namespace rindle {
 
-// Legacy name of engine/source_key.h's kDaemonSource (the one spelling); new code uses that.
+// Legacy name of base/source_key.h's kDaemonSource (the one spelling); new code uses that.
 inline constexpr const char* kDaemonDomain = kDaemonSource.data();
 
 struct PendingMutation {

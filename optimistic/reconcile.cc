@@ -1,7 +1,7 @@
 #include "optimistic/reconcile.h"
 
 #include "absl/strings/str_cat.h"
-#include "engine/check.h"
+#include "base/check.h"
 #include "optimistic/run_mutator.h"
 
 namespace rindle {

@@ -2,7 +2,7 @@
 
 #include <memory>
 
-#include "engine/check.h"
+#include "base/check.h"
 #include "optimistic/health.h"
 #include "optimistic/tracking_tx.h"
 

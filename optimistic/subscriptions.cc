@@ -1,7 +1,7 @@
 #include "optimistic/subscriptions.h"
 
 #include "absl/strings/str_cat.h"
-#include "engine/check.h"
+#include "base/check.h"
 
 namespace rindle {
 

@@ -29,7 +29,7 @@
 #include "absl/status/status.h"
 #include "engine/ast.h"
 #include "engine/db.h"
-#include "engine/view.h"
+#include "engine/ivm/view.h"
 #include "optimistic/health.h"
 #include "optimistic/ledger.h"
 #include "optimistic/subscriptions.h"

@@ -2,8 +2,8 @@
 
 #include <utility>
 
-#include "engine/status_macros.h"
-#include "engine/str_util.h"
+#include "base/status_macros.h"
+#include "base/str_util.h"
 
 namespace rindle {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "engine/str_util.h"
+#include "base/str_util.h"
 #include "absl/strings/str_join.h"
 
 namespace rindle {

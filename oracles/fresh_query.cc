@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "absl/strings/str_join.h"
-#include "engine/status_macros.h"
-#include "engine/str_util.h"
+#include "base/status_macros.h"
+#include "base/str_util.h"
 #include "oracles/like_match.h"
 
 namespace rindle {

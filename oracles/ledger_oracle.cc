@@ -1,6 +1,6 @@
 #include "oracles/ledger_oracle.h"
 
-#include "engine/str_util.h"
+#include "base/str_util.h"
 
 namespace rindle {
 namespace {

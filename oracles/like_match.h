@@ -1,5 +1,5 @@
 // like_match.h — the fresh-query oracle's own LIKE / ILIKE matcher and UTF-8 lowercasing
-// (independent of the engine's engine/like.h). Stateless.
+// (independent of the engine's engine/ivm/like.h). Stateless.
 //
 // Patterns: `%` matches any run of code points (also none), `_` exactly one code point, `\`
 // makes the next character literal (a trailing `\` is a literal backslash); nothing else is

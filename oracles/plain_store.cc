@@ -2,10 +2,10 @@
 
 #include <utility>
 
-#include "engine/str_util.h"
+#include "base/str_util.h"
 #include "absl/strings/str_join.h"
-#include "engine/check.h"
-#include "engine/status_macros.h"
+#include "base/check.h"
+#include "base/status_macros.h"
 #include "oracles/fresh_query.h"
 
 namespace rindle {

@@ -1,7 +1,7 @@
 // subscription_model.cc — see subscription_model.h.
 #include "oracles/subscription_model.h"
 
-#include "engine/check.h"
+#include "base/check.h"
 
 namespace rindle {
 

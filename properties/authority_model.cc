@@ -6,8 +6,8 @@
 // from the first to the second.
 #include <optional>
 
-#include "engine/check.h"
-#include "engine/str_util.h"
+#include "base/check.h"
+#include "base/str_util.h"
 #include "oracles/authority_model.h"
 #include "properties/families.h"
 

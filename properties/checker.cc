@@ -1,7 +1,7 @@
 // checker.cc — see checker.h.
 #include "properties/checker.h"
 
-#include "engine/check.h"
+#include "base/check.h"
 
 namespace rindle::props {
 

@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/str_util.h"
+#include "base/str_util.h"
 
 namespace rindle::props {
 namespace {

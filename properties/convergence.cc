@@ -5,7 +5,7 @@
 // client's Coverage (invariants.h MaskStore).
 #include <optional>
 
-#include "engine/str_util.h"
+#include "base/str_util.h"
 #include "oracles/diff.h"
 #include "properties/families.h"
 

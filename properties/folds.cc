@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <set>
 
-#include "engine/str_util.h"
+#include "base/str_util.h"
 #include "properties/families.h"
 
 namespace rindle::props {

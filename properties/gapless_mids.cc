@@ -10,8 +10,8 @@
 // per client.
 #include <map>
 
-#include "engine/source_key.h"
-#include "engine/str_util.h"
+#include "base/source_key.h"
+#include "base/str_util.h"
 #include "oracles/ledger_oracle.h"
 #include "properties/families.h"
 

@@ -1,6 +1,6 @@
 // health.cc — authority-health and client-health (families.h): the first internal error of the
 // authority (every step) or of a dirty client's backend ends the run.
-#include "engine/str_util.h"
+#include "base/str_util.h"
 #include "properties/families.h"
 
 namespace rindle::props {

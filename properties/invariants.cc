@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/str_util.h"
+#include "base/str_util.h"
 #include "oracles/diff.h"
 #include "oracles/fresh_query.h"
 

@@ -22,7 +22,7 @@
 #include "engine/ast.h"
 #include "engine/db.h"
 #include "engine/schema.h"
-#include "engine/view.h"
+#include "engine/ivm/view.h"
 #include "optimistic/mutation_tx.h"
 #include "optimistic/pending.h"
 #include "oracles/plain_store.h"

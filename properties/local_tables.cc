@@ -6,7 +6,7 @@
 // refused only when it wrote a synced table, and then not as an internal error (local-tables).
 #include <set>
 
-#include "engine/str_util.h"
+#include "base/str_util.h"
 #include "properties/families.h"
 
 namespace rindle::props {

@@ -1,6 +1,6 @@
 // no_lost_writes.cc — no-lost-writes (families.h; SPEC §4): at quiescence no client holds a
 // pending mutation and the authority processed every mid each client issued (1..nextMid-1).
-#include "engine/str_util.h"
+#include "base/str_util.h"
 #include "properties/families.h"
 
 namespace rindle::props {

@@ -5,7 +5,7 @@
 // is the runner's (it feeds frames and folded invokes); this family only reads it.
 #include <map>
 
-#include "engine/check.h"
+#include "base/check.h"
 #include "properties/families.h"
 
 namespace rindle::props {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/str_util.h"
+#include "base/str_util.h"
 
 namespace rindle::props {
 

@@ -3,7 +3,7 @@
 // view==fresh, head==sync+pending, gapless mids, the seed-002 surface; at quiescence per client
 // no-lost-writes then convergence, then the authority replay, the ledger oracle and the
 // authority store; local-only tables after every other step check.
-#include "engine/check.h"
+#include "base/check.h"
 #include "properties/families.h"
 
 namespace rindle::props {

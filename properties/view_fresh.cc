@@ -2,7 +2,7 @@
 // each dirty client's remote views fold to the engine's own materialization and equal the fresh
 // query over its head; when the authority moved, each of its subscriptions (the lmid query
 // aside) equals the fresh query over its store.
-#include "engine/str_util.h"
+#include "base/str_util.h"
 #include "properties/families.h"
 
 namespace rindle::props {

@@ -25,7 +25,7 @@
 #include "engine/db.h"
 #include "engine/schema.h"
 #include "engine/value.h"
-#include "engine/view.h"
+#include "engine/ivm/view.h"
 #include "nlohmann/json.hpp"
 #include "optimistic/backend.h"
 #include "optimistic/mutation_tx.h"

@@ -1,0 +1,516 @@
+// campaign.cc — see campaign.h.
+#include "cli/campaign.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <optional>
+#include <set>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "sim/run/determinism_guard.h"
+#include "cli/junit.h"
+#include "cli/progress.h"
+#include "cli/result_io.h"
+#include "cli/shrink_command.h"
+#include "cli/worker.h"
+
+namespace rindle::sim::cli {
+namespace {
+
+volatile std::sig_atomic_t g_interrupted = 0;
+
+void OnSigint(int) { g_interrupted = 1; }
+
+// Walks the seeds of [first, last] on the shard, in increasing order, without overflow.
+class SeedCursor {
+ public:
+  SeedCursor(SeedRange range, Shard shard) : range_(range), step_(shard.count) {
+    const uint64_t rem = range.first % shard.count;
+    const uint64_t skip = (shard.index + shard.count - rem) % shard.count;
+    if (skip > range.last - range.first) {
+      done_ = true;
+    } else {
+      next_ = range.first + skip;
+      total_ = (range.last - next_) / step_ + 1;
+    }
+  }
+
+  std::optional<uint64_t> Next() {
+    if (done_) return std::nullopt;
+    const uint64_t seed = next_;
+    if (range_.last - next_ < step_) {
+      done_ = true;
+    } else {
+      next_ += step_;
+    }
+    return seed;
+  }
+
+  bool done() const { return done_; }
+  uint64_t total() const { return total_; }
+
+ private:
+  SeedRange range_;
+  uint64_t step_;
+  uint64_t next_ = 0;
+  uint64_t total_ = 0;
+  bool done_ = false;
+};
+
+
+// The results file read for --resume: its results by seed, the byte length of its complete
+// lines (a torn last line — no newline, from a kill mid-write — lies beyond it), and the line
+// numbers of complete lines that are not results (corruption: --resume refuses those).
+struct PriorResults {
+  std::map<uint64_t, RunResult> by_seed;
+  uintmax_t clean_size = 0;
+  bool torn_tail = false;
+  std::vector<size_t> bad_lines;
+};
+
+PriorResults ReadPriorResults(const std::string& path) {
+  PriorResults prior;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return prior;
+  std::string text;
+  char buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  std::fclose(f);
+  size_t pos = 0, line_no = 0;
+  while (pos < text.size()) {
+    ++line_no;
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) {
+      prior.torn_tail = true;
+      break;
+    }
+    const std::string line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    prior.clean_size = pos;
+    if (line.empty()) continue;
+    absl::StatusOr<RunResult> r = ResultFromJsonLine(line);
+    if (!r.ok()) {
+      prior.bad_lines.push_back(line_no);
+      continue;
+    }
+    prior.by_seed[r->seed] = *r;
+  }
+  return prior;
+}
+
+bool InShard(uint64_t seed, const CampaignOptions& o) {
+  return seed >= o.seeds.first && seed <= o.seeds.last && seed % o.shard.count == o.shard.index;
+}
+
+// The --resume read of the results file: fills `prior`, or returns the exit code (2) when the
+// file cannot be resumed over. Cuts a torn last line off (that seed runs again).
+std::optional<int> ResumeFrom(const CampaignOptions& options,
+                              std::map<uint64_t, RunResult>& prior) {
+  PriorResults read = ReadPriorResults(options.out_path);
+  if (!read.bad_lines.empty()) {
+    std::fprintf(stderr,
+                 "rindle-sim fuzz: --resume: \"%s\" has %zu line(s) that are not results "
+                 "(first: line %zu); not resuming over a corrupt file\n",
+                 options.out_path.c_str(), read.bad_lines.size(), read.bad_lines.front());
+    return 2;
+  }
+  if (read.torn_tail) {
+    // Cut the torn line off so the file stays valid JSON lines; that seed runs again.
+    std::error_code ec;
+    std::filesystem::resize_file(options.out_path, read.clean_size, ec);
+    if (ec) {
+      std::fprintf(stderr, "rindle-sim fuzz: --resume: cannot truncate \"%s\": %s\n",
+                   options.out_path.c_str(), ec.message().c_str());
+      return 2;
+    }
+  }
+  prior = std::move(read.by_seed);
+  std::fprintf(stderr, "rindle-sim fuzz: --resume: %zu seeds already in \"%s\"%s\n",
+               prior.size(), options.out_path.c_str(),
+               read.torn_tail ? " (a torn last line was cut off)" : "");
+  return std::nullopt;
+}
+
+// A job: (seed, twin) with twin -1 for a single run, 0/1 for the two runs of a checked seed.
+using Job = std::pair<uint64_t, int>;
+
+// One campaign: the seed cursor, the worker pool, the results file and the tallies. Run()
+// schedules jobs on the pool until the seeds, the budget or an interrupt end it; Report()
+// prints the summary, writes JUnit and auto-shrinks.
+class Campaign {
+ public:
+  Campaign(const CampaignOptions& options, std::map<uint64_t, RunResult> prior, std::FILE* out)
+      : options_(options),
+        cursor_(options.seeds, options.shard),
+        prior_(std::move(prior)),
+        out_(out),
+        pool_(BaseOptions(options)),
+        trace_dir_((std::filesystem::temp_directory_path() /
+                    absl::StrCat("rindle-sim-det-", ::getpid()))
+                       .string()),
+        progress_(!options.quiet, cursor_.total(), options.time_budget_ms) {
+    // Twin runs of checked seeds write their traces here.
+    if (options_.determinism_per_million > 0) {
+      std::error_code ec;
+      std::filesystem::create_directories(trace_dir_, ec);
+    }
+  }
+
+  // Returns 2 when no worker could be started at all, else nullopt (Report gives the code).
+  std::optional<int> Run();
+  int Report();
+
+ private:
+  static RunOptions BaseOptions(const CampaignOptions& options) {
+    RunOptions base;
+    if (options.max_steps > 0) base.max_steps = options.max_steps;
+    base.swarm = options.swarm;
+    return base;
+  }
+  std::string TwinTrace(uint64_t seed, int twin) const {
+    return absl::StrCat(trace_dir_, "/", seed, twin == 0 ? "-a" : "-b", ".jsonl");
+  }
+  void CountResumed();
+  bool BudgetOver();
+  std::optional<Job> NextJob();
+  bool MoreJobs();
+  void Record(const RunResult& r);
+  void Finished(uint64_t seed, int twin, const RunResult& r);
+  bool SpawnWorkers();
+  void AssignIdle();
+  void HandleEvents();
+  void PrintSummary(double elapsed) const;
+  void PrintFailedSeeds();
+  void WriteJUnitReport(double elapsed);
+  void AutoShrink();
+
+  const CampaignOptions& options_;
+  SeedCursor cursor_;
+  std::map<uint64_t, RunResult> prior_;
+  std::FILE* out_;
+  WorkerPool pool_;
+  const std::string trace_dir_;
+  const Clock::time_point start_ = Clock::now();
+  CampaignStats stats_;
+  std::vector<RunResult> all_results_;  // for JUnit
+  uint64_t resumed_ = 0;
+  Progress progress_;
+  int exit_code_ = 0;
+  bool budget_spent_ = false;
+  bool interrupted_ = false;
+  uint64_t checked_ = 0;
+  uint64_t mismatches_ = 0;
+  std::deque<Job> jobs_queue_;
+  std::map<size_t, Job> running_;  // worker → job
+  std::map<uint64_t, RunResult> first_twin_;
+  std::set<uint64_t> recorded_;
+};
+
+void Campaign::CountResumed() {
+  for (const auto& [seed, r] : prior_) {
+    if (!InShard(seed, options_)) continue;
+    ++resumed_;
+    ++stats_.resumed;
+    ++stats_.done;
+    all_results_.push_back(r);
+    if (!r.ok) {
+      ++stats_.failed;
+      stats_.failed_seeds.push_back(r.seed);
+    }
+  }
+}
+
+bool Campaign::BudgetOver() {
+  if (options_.time_budget_ms && SecondsSince(start_) * 1000.0 >= *options_.time_budget_ms) {
+    budget_spent_ = true;
+    return true;
+  }
+  return false;
+}
+
+std::optional<Job> Campaign::NextJob() {
+  if (g_interrupted) return std::nullopt;
+  if (jobs_queue_.empty()) {
+    if (BudgetOver()) return std::nullopt;
+    std::optional<uint64_t> seed;
+    while ((seed = cursor_.Next()) && prior_.count(*seed) > 0) {
+    }
+    if (!seed) return std::nullopt;
+    if (options_.determinism_per_million > 0 &&
+        IsCheckedSeed(*seed, options_.determinism_per_million)) {
+      jobs_queue_.push_back({*seed, 0});
+      jobs_queue_.push_back({*seed, 1});
+    } else {
+      jobs_queue_.push_back({*seed, -1});
+    }
+  }
+  const Job job = jobs_queue_.front();
+  jobs_queue_.pop_front();
+  return job;
+}
+
+bool Campaign::MoreJobs() {
+  if (g_interrupted) return false;
+  if (!jobs_queue_.empty()) return true;
+  return !cursor_.done() && !BudgetOver();
+}
+
+void Campaign::Record(const RunResult& r) {
+  if (!recorded_.insert(r.seed).second) return;
+  ++stats_.done;
+  all_results_.push_back(r);
+  const std::string line = DumpLine(ResultToJson(r, /*with_counters=*/false));
+  if (std::fprintf(out_, "%s\n", line.c_str()) < 0 || std::fflush(out_) != 0) {
+    progress_.Clear();
+    std::fprintf(stderr, "rindle-sim fuzz: --out \"%s\": write failed: %s\n",
+                 options_.out_path.c_str(), std::strerror(errno));
+    exit_code_ = 2;
+  }
+  for (const auto& [name, count] : r.counters) {
+    stats_.counter_totals[name] += count;
+    stats_.counter_seeds[name] += count != 0 ? 1 : 0;
+  }
+  if (!r.ok) {
+    ++stats_.failed;
+    stats_.failed_seeds.push_back(r.seed);
+    progress_.Clear();
+    std::printf("%s\n", FailureLine(r).c_str());
+    std::fflush(stdout);
+  }
+  progress_.Update(stats_, /*force=*/false);
+}
+
+// A twin run records once both twins are in (compared), a single run at once.
+void Campaign::Finished(uint64_t seed, int twin, const RunResult& r) {
+  if (twin < 0) {
+    Record(r);
+    return;
+  }
+  if (!r.ok && r.property == "crash") {
+    Record(r);
+    first_twin_.erase(seed);
+    return;
+  }
+  auto it = first_twin_.find(seed);
+  if (it == first_twin_.end()) {
+    if (!recorded_.contains(seed)) first_twin_[seed] = r;
+    return;
+  }
+  const RunResult a = twin == 1 ? it->second : r;
+  const RunResult b = twin == 1 ? r : it->second;
+  first_twin_.erase(it);
+  ++checked_;
+  std::optional<RunResult> bad = CompareTwinRuns(a, b, TwinTrace(seed, 0), TwinTrace(seed, 1));
+  if (bad) ++mismatches_;
+  Record(bad ? *bad : a);
+  std::error_code ec;
+  std::filesystem::remove(TwinTrace(seed, 0), ec);
+  std::filesystem::remove(TwinTrace(seed, 1), ec);
+}
+
+// Keeps `jobs` workers alive while work remains. False: none could be started and none lives.
+bool Campaign::SpawnWorkers() {
+  const size_t jobs = static_cast<size_t>(std::max(1, options_.jobs));
+  while (MoreJobs() && pool_.live() < jobs) {
+    absl::StatusOr<size_t> id = pool_.Spawn();
+    if (!id.ok()) {
+      progress_.Clear();
+      std::fprintf(stderr, "rindle-sim fuzz: cannot start a worker process: %s\n",
+                   std::string(id.status().message()).c_str());
+      if (pool_.live() == 0) return false;
+      break;
+    }
+  }
+  return true;
+}
+
+void Campaign::AssignIdle() {
+  for (size_t id : pool_.Idle()) {
+    std::optional<Job> job = NextJob();
+    if (!job) {
+      pool_.Finish(id);
+      continue;
+    }
+    running_[id] = *job;
+    // A dead worker reports the seed as lost.
+    (void)pool_.Assign(id, job->first, job->second < 0 ? "" : TwinTrace(job->first, job->second));
+  }
+}
+
+void Campaign::HandleEvents() {
+  for (WorkerPool::Event& e : pool_.Poll(250)) {
+    auto it = running_.find(e.worker);
+    const Job job = it == running_.end() ? Job{0, -1} : it->second;
+    if (!e.exited) {
+      if (it != running_.end()) running_.erase(it);
+      Finished(job.first, job.second, e.result);
+    } else {
+      if (it != running_.end()) running_.erase(it);
+      if (e.lost_seed && !g_interrupted && !e.by_sigint) {
+        Finished(*e.lost_seed, job.second, CrashResult(*e.lost_seed, e.how));
+      }
+    }
+  }
+}
+
+std::optional<int> Campaign::Run() {
+  CountResumed();
+  while (true) {
+    if (!SpawnWorkers()) return 2;
+    AssignIdle();
+    if (pool_.live() == 0) break;
+    if (g_interrupted) break;
+    HandleEvents();
+    progress_.Update(stats_, /*force=*/false);
+  }
+  interrupted_ = g_interrupted != 0;
+  if (interrupted_) pool_.TerminateAll();
+  return std::nullopt;
+}
+
+void Campaign::PrintFailedSeeds() {
+  if (stats_.failed_seeds.empty()) return;
+  std::sort(stats_.failed_seeds.begin(), stats_.failed_seeds.end());
+  std::printf("failed seeds (reproduce with: rindle-sim run --seed N):");
+  const size_t shown = std::min<size_t>(stats_.failed_seeds.size(), 50);
+  for (size_t i = 0; i < shown; ++i) {
+    std::printf(" %llu", static_cast<unsigned long long>(stats_.failed_seeds[i]));
+  }
+  if (shown < stats_.failed_seeds.size()) {
+    std::printf(" … and %zu more", stats_.failed_seeds.size() - shown);
+  }
+  std::printf("\n");
+}
+
+void Campaign::PrintSummary(double elapsed) const {
+  const uint64_t ran = stats_.done - resumed_;
+  std::printf(
+      "\nrindle-sim fuzz: %llu seeds run, %llu passed, %llu failed in %s (%.2f seeds/s)%s\n",
+      static_cast<unsigned long long>(stats_.done),
+      static_cast<unsigned long long>(stats_.done - stats_.failed),
+      static_cast<unsigned long long>(stats_.failed), FormatDuration(elapsed).c_str(),
+      elapsed > 0 ? static_cast<double>(ran) / elapsed : 0.0,
+      interrupted_   ? " — interrupted"
+      : budget_spent_ ? " — time budget reached"
+                      : "");
+  if (resumed_ > 0) {
+    std::printf("resumed: %llu seeds came from the results file, %llu ran now\n",
+                static_cast<unsigned long long>(resumed_), static_cast<unsigned long long>(ran));
+  }
+  if (options_.determinism_per_million > 0) {
+    std::printf("determinism: %llu seeds run twice, %llu mismatches\n",
+                static_cast<unsigned long long>(checked_),
+                static_cast<unsigned long long>(mismatches_));
+  }
+}
+
+void Campaign::WriteJUnitReport(double elapsed) {
+  if (options_.junit_path.empty()) return;
+  std::sort(all_results_.begin(), all_results_.end(),
+            [](const RunResult& a, const RunResult& b) { return a.seed < b.seed; });
+  if (absl::Status s = WriteJUnit(options_.junit_path, all_results_, elapsed); !s.ok()) {
+    std::fprintf(stderr, "rindle-sim fuzz: %s\n", std::string(s.message()).c_str());
+    exit_code_ = 2;
+  } else {
+    std::printf("junit: %s\n", options_.junit_path.c_str());
+  }
+}
+
+// Shrinks every failing seed (not nondeterminism or setup) into corpus/pending, once.
+void Campaign::AutoShrink() {
+  const std::string pending = absl::StrCat(options_.corpus_dir, "/pending");
+  for (const RunResult& r : all_results_) {
+    if (r.ok || r.property == "nondeterminism" || r.property == "setup") continue;
+    const std::string path =
+        absl::StrCat(pending, "/seed-", r.seed, "-", PropertySlug(r.property), ".json");
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec)) continue;  // shrunk before (a resumed campaign)
+    std::filesystem::create_directories(pending, ec);
+    ShrinkCommandOptions so;
+    so.seed = r.seed;
+    so.swarm = options_.swarm;
+    so.max_runs = options_.shrink_max_runs;
+    so.time_budget_ms = options_.shrink_time_ms;
+    so.out_path = path;
+    so.quiet = options_.quiet;
+    so.print_steps = false;
+    so.max_steps = options_.max_steps;
+    std::string written;
+    const int code = RunShrinkCommand(so, &written);
+    if (code == 0) {
+      std::printf("auto-shrink: seed %llu (%s) -> %s\n",
+                  static_cast<unsigned long long>(r.seed), r.property.c_str(), written.c_str());
+    } else {
+      std::printf("auto-shrink: seed %llu (%s) could not be shrunk (exit %d)\n",
+                  static_cast<unsigned long long>(r.seed), r.property.c_str(), code);
+    }
+    std::fflush(stdout);
+  }
+}
+
+int Campaign::Report() {
+  progress_.Update(stats_, /*force=*/true);
+  progress_.Clear();
+  std::fclose(out_);
+  if (options_.determinism_per_million > 0) {
+    std::error_code ec;
+    std::filesystem::remove_all(trace_dir_, ec);
+  }
+  const double elapsed = SecondsSince(start_);
+  PrintSummary(elapsed);
+  PrintFailedSeeds();
+  std::printf("results: %s\n", options_.out_path.c_str());
+  PrintCounters(stats_);
+  std::fflush(stdout);
+  WriteJUnitReport(elapsed);
+  if (options_.auto_shrink && !interrupted_) AutoShrink();
+  if (interrupted_) return 130;
+  if (exit_code_ != 0) return exit_code_;
+  return stats_.failed > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+int RunCampaign(const CampaignOptions& options) {
+  std::map<uint64_t, RunResult> prior;
+  if (options.resume) {
+    if (std::optional<int> code = ResumeFrom(options, prior)) return *code;
+  }
+  std::FILE* out = std::fopen(options.out_path.c_str(), "a");
+  if (out == nullptr) {
+    std::fprintf(stderr, "rindle-sim fuzz: --out \"%s\": cannot open for appending: %s\n",
+                 options.out_path.c_str(), std::strerror(errno));
+    return 2;
+  }
+  Campaign campaign(options, std::move(prior), out);
+
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_handler = OnSigint;
+  sigemptyset(&sa.sa_mask);
+  struct sigaction old_sa;
+  ::sigaction(SIGINT, &sa, &old_sa);
+  const std::optional<int> failed = campaign.Run();
+  ::sigaction(SIGINT, &old_sa, nullptr);
+  if (failed) {
+    std::fclose(out);
+    return *failed;
+  }
+  return campaign.Report();
+}
+
+}  // namespace rindle::sim::cli

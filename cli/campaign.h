@@ -1,0 +1,57 @@
+// campaign.h — `rindle-sim fuzz`: runs RunSeed over a seed range in worker processes
+// (worker.h), appends one JSON line per seed to the results file the moment it finishes, prints
+// each failing seed at once, keeps a live progress line on stderr, and ends with a summary and
+// the summed action/fault counters. Stateless entry point.
+//
+// Seeds: the inclusive range [first, last], restricted to seeds with seed % shard.count ==
+// shard.index (so one campaign can be split over machines without coordination), and cut short
+// when a wall-clock time budget runs out (no new seed starts after it; running ones finish).
+// Seeds are dispatched in increasing order; results arrive in completion order.
+//
+// Wall-clock time is used here only for the progress line, the budget and the summary — the
+// CLI is not simulated; every seed's run is a pure function of its seed.
+//
+// Resume (--resume): the results file is read first; every seed with a result line is neither
+// run again nor lost (its result counts in the summary and the JUnit file); a torn last line
+// (the campaign was killed mid-write) is ignored and that seed runs again.
+// Determinism guard: seeds with IsCheckedSeed(seed, determinism_per_million) run twice in
+// separate workers; differing digests record a failure of property "nondeterminism".
+// Auto-shrink: after the seeds, every failed seed (except nondeterminism) without a shrunk file
+// yet is shrunk (shrink_command.h) into <corpus_dir>/pending/seed-<S>-<property>.json.
+// JUnit: the summary of every seed's result (junit.h), written at the end, also when
+// interrupted.
+//
+// Exit codes: 0 every seed passed; 1 at least one seed failed (a crashed worker counts as a
+// failure of property "crash"); 2 the results file cannot be opened or a worker cannot be
+// started; 130 interrupted (SIGINT), after printing the summary of what finished.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "cli/flags.h"
+
+namespace rindle::sim::cli {
+
+struct CampaignOptions {
+  SeedRange seeds;
+  Shard shard;
+  int jobs = 1;
+  std::string out_path = "rindle-sim-results.jsonl";
+  int64_t max_steps = 0;  // 0: RunOptions' default
+  bool quiet = false;     // no progress line
+  std::optional<int64_t> time_budget_ms;
+  bool swarm = true;                     // swarm testing (swarm.h); false: the default mix
+  bool resume = false;                   // skip seeds the results file already holds
+  std::string junit_path;                // "" = no JUnit file
+  uint32_t determinism_per_million = 50000;  // share of seeds run twice (default 5%)
+  bool auto_shrink = false;
+  std::string corpus_dir = "corpus";     // auto-shrink writes into <corpus_dir>/pending/
+  int64_t shrink_time_ms = 60000;        // per failure
+  int64_t shrink_max_runs = 2000;        // per failure
+};
+
+int RunCampaign(const CampaignOptions& options);
+
+}  // namespace rindle::sim::cli

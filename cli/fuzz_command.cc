@@ -1,0 +1,126 @@
+// fuzz_command.cc — `rindle-sim fuzz`: its flags into CampaignOptions, then RunCampaign.
+// Flags are read in a fixed order (the first bad one is the one reported).
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "cli/campaign.h"
+#include "cli/commands.h"
+#include "cli/flags.h"
+#include "cli/help.h"
+
+namespace rindle::sim::cli {
+namespace {
+
+// The usage error for a failed parse.
+absl::Status Bad(const absl::Status& s) { return s; }
+absl::Status Bad(const std::string& message) { return absl::InvalidArgumentError(message); }
+
+// --time, --seeds (one of the two is required).
+absl::Status ReadSeedsAndBudget(const ParsedArgs& p, CampaignOptions& o) {
+  if (auto time = p.get("time")) {
+    absl::StatusOr<int64_t> ms = ParseDurationMs("time", *time);
+    if (!ms.ok()) return Bad(ms.status());
+    o.time_budget_ms = *ms;
+    o.seeds = {1, std::numeric_limits<uint64_t>::max()};
+  }
+  if (auto seeds = p.get("seeds")) {
+    absl::StatusOr<SeedRange> range = ParseSeedRange("seeds", *seeds);
+    if (!range.ok()) return Bad(range.status());
+    o.seeds = *range;
+  } else if (!o.time_budget_ms) {
+    return Bad("--seeds: required (expected A..B, e.g. --seeds 1..200), or --time");
+  }
+  return absl::OkStatus();
+}
+
+// --jobs, --shard, --out, --max-steps and the switches.
+absl::Status ReadRunFlags(const ParsedArgs& p, CampaignOptions& o) {
+  if (auto jobs = p.get("jobs")) {
+    absl::StatusOr<int64_t> n = ParseIntInRange("jobs", *jobs, 1, 1024);
+    if (!n.ok()) return Bad(n.status());
+    o.jobs = static_cast<int>(*n);
+  }
+  if (auto shard = p.get("shard")) {
+    absl::StatusOr<Shard> s = ParseShard("shard", *shard);
+    if (!s.ok()) return Bad(s.status());
+    o.shard = *s;
+  }
+  if (auto out = p.get("out")) {
+    if (out->empty()) return Bad("--out: expected a file path, got \"\"");
+    o.out_path = *out;
+  }
+  if (auto k = p.get("max-steps")) {
+    absl::StatusOr<int64_t> n =
+        ParseIntInRange("max-steps", *k, 1, std::numeric_limits<int64_t>::max());
+    if (!n.ok()) return Bad(n.status());
+    o.max_steps = *n;
+  }
+  o.quiet = p.has("quiet");
+  o.resume = p.has("resume");
+  o.auto_shrink = p.has("auto-shrink");
+  return absl::OkStatus();
+}
+
+// --junit (after --out: they must differ), --determinism-check, --swarm.
+absl::Status ReadCheckFlags(const ParsedArgs& p, CampaignOptions& o) {
+  if (auto junit = p.get("junit")) {
+    if (auto err = CheckWritable("junit", *junit)) return Bad(*err);
+    std::error_code ec;
+    if (*junit == o.out_path || std::filesystem::equivalent(*junit, o.out_path, ec)) {
+      return Bad("--junit: must differ from the results file (--out), which it would "
+                 "overwrite");
+    }
+    o.junit_path = *junit;
+  }
+  if (auto fraction = p.get("determinism-check")) {
+    absl::StatusOr<uint32_t> ppm = ParseFractionPerMillion("determinism-check", *fraction);
+    if (!ppm.ok()) return Bad(ppm.status());
+    o.determinism_per_million = *ppm;
+  }
+  if (auto swarm = p.get("swarm")) {
+    absl::StatusOr<bool> on = ParseOnOff("swarm", *swarm);
+    if (!on.ok()) return Bad(on.status());
+    o.swarm = *on;
+  }
+  return absl::OkStatus();
+}
+
+// --corpus, --shrink-time (auto-shrink).
+absl::Status ReadShrinkFlags(const ParsedArgs& p, CampaignOptions& o) {
+  if (auto dir = p.get("corpus")) {
+    if (dir->empty()) return Bad("--corpus: expected a directory, got \"\"");
+    o.corpus_dir = *dir;
+  }
+  if (auto t = p.get("shrink-time")) {
+    absl::StatusOr<int64_t> ms = ParseDurationMs("shrink-time", *t);
+    if (!ms.ok()) return Bad(ms.status());
+    o.shrink_time_ms = *ms;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int FuzzCommand(const std::vector<std::string>& args) {
+  FlagSpec spec{{"seeds", "time", "jobs", "shard", "out", "max-steps", "junit",
+                 "determinism-check", "swarm", "corpus", "shrink-time"},
+                {"quiet", "resume", "auto-shrink"}};
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, spec);
+  if (!parsed.ok()) return Usage("fuzz", std::string(parsed.status().message()));
+  if (parsed->help) return Help(kFuzzHelp);
+  if (!parsed->positional.empty()) {
+    return Usage("fuzz", "unexpected argument \"" + parsed->positional[0] + "\"");
+  }
+  CampaignOptions options;
+  for (auto read : {ReadSeedsAndBudget, ReadRunFlags, ReadCheckFlags, ReadShrinkFlags}) {
+    if (absl::Status s = read(*parsed, options); !s.ok()) {
+      return Usage("fuzz", std::string(s.message()));
+    }
+  }
+  return RunCampaign(options);
+}
+
+}  // namespace rindle::sim::cli

@@ -1,0 +1,140 @@
+// help.cc — see help.h. The texts are what `rindle-sim <command> --help` prints, verbatim.
+#include "cli/help.h"
+
+#include <cstdio>
+
+namespace rindle::sim::cli {
+
+const char kMainHelp[] = R"(rindle-sim — deterministic simulation and property testing for the Rindle sync
+engine.
+
+Usage:
+  rindle-sim fuzz   --seeds A..B [--jobs N] [--out FILE] ...   run a fuzz campaign
+  rindle-sim run    --seed S | --scenario FILE                  run one seed or scenario
+  rindle-sim replay DIR|FILE...                                 replay corpus scenarios
+  rindle-sim shrink --seed S | --scenario FILE                  shrink a failing scenario
+  rindle-sim check-case FILE|DIR...                             run recorded engine cases
+  rindle-sim gen-cases --seeds A..B --out DIR                   write seeded engine cases
+  rindle-sim <command> --help                                   help for one command
+
+Every seed is a whole simulated deployment (authority, clients, faulty network) in virtual
+time; the same seed always gives the same run and the same trace digest.
+
+Exit codes: 0 ok, 1 a property failed, 2 usage or input error.
+)";
+
+const char kFuzzHelp[] = R"(rindle-sim fuzz — run a campaign of seeds.
+
+Usage:
+  rindle-sim fuzz --seeds A..B [options]
+  rindle-sim fuzz --time BUDGET [--seeds A..B] [options]
+
+Options:
+  --seeds A..B     inclusive seed range (unsigned integers, A <= B), or one seed N
+  --time BUDGET    wall-clock budget (90, 90s, 15m, 2h): no new seed starts after it;
+                   without --seeds the campaign counts up from seed 1
+  --jobs N         worker processes running seeds in parallel (default 1)
+  --shard I/N      run only the seeds with seed % N == I (0 <= I < N), to split one
+                   campaign over N machines
+  --out FILE       results file, one JSON line per seed appended the moment it finishes
+                   (default rindle-sim-results.jsonl):
+                   {seed, ok, property, step, message, digest, steps, virtual_ms}
+  --max-steps K    per-seed event budget (a run not quiescent by then fails `liveness`)
+  --swarm on|off   swarm testing: each seed draws which action and fault kinds are on and
+                   their rates (default on); off runs the default mix
+  --resume         continue a killed campaign: seeds already in the results file are not
+                   run again (and their results are kept); a torn last line is cut off
+                   (that seed runs again); other unreadable lines refuse the resume
+  --junit FILE     also write a JUnit XML summary (one testcase per seed)
+  --determinism-check F
+                   the fraction of seeds run twice in separate workers, comparing trace
+                   digests (default 0.05; 0 turns it off); a mismatch fails the seed with
+                   property `nondeterminism`, both digests and the first differing line
+  --auto-shrink    after the seeds, shrink every failure into <corpus>/pending/
+  --corpus DIR     where --auto-shrink writes (default corpus, files go to DIR/pending/)
+  --shrink-time T  --auto-shrink budget per failure (default 60s)
+  --quiet          no live progress line on stderr
+
+Failing seeds are printed as they are found:
+  seed=<n> property=<name> step=<k> <message>
+A crashed run (e.g. a failed CHECK) fails its seed with property `crash`; the campaign goes on.
+At the end: seeds run/passed/failed, elapsed time, seeds/s, and the summed action and fault
+counters. Exit 0 if every seed passed, 1 if any failed, 2 on usage errors.
+)";
+
+const char kRunHelp[] = R"(rindle-sim run — run one seed or one scenario; print its result and digest.
+
+Usage:
+  rindle-sim run --seed S [options]
+  rindle-sim run --scenario FILE [options]
+
+Options:
+  --seed S               generate the scenario of seed S (unsigned integer) and run it
+  --scenario FILE        run a saved scenario (corpus/README.md) without the generator;
+                         a scenario emitted by --seed S gives the same digest as --seed S
+  --emit-scenario FILE   write the scenario that runs (rindle-scenario/2 JSON)
+  --note TEXT            with --emit-scenario: the scenario's one-line note
+  --swarm on|off         with --seed: swarm testing (each seed draws which action and
+                         fault kinds are on, and their rates; default on) or the default mix
+  --trace FILE           write the full trace, one JSON object per line
+  --timeline FILE.html   write a self-contained HTML timeline (one lane per client and the
+                         authority, messages as arrows, faults shaded, the failure marked)
+  --steps                print the scenario's steps (one line per action and fault)
+  --max-steps K          event budget (a run not quiescent by then fails `liveness`)
+
+Prints `seed=S ok digest=... steps=... virtual_ms=...`, or on failure
+`seed=S property=<name> step=<k> <message>` followed by the digest line, then the counters.
+Exit 0 if the run passed, 1 if a property failed, 2 on usage or input errors.
+)";
+
+const char kShrinkHelp[] = R"(rindle-sim shrink — shrink a failing seed or scenario to a small one that
+still fails the same property.
+
+Usage:
+  rindle-sim shrink --seed S [options]
+  rindle-sim shrink --scenario FILE [options]
+
+Options:
+  --seed S          generate seed S's scenario (with --swarm on|off, default on) and shrink it
+  --scenario FILE   shrink a saved scenario (rindle-scenario/2, or a /1 seed-only file)
+  --max-runs N      at most N simulation runs (default 2000)
+  --time BUDGET     wall-clock budget (60, 60s, 5m; default 60s)
+  --out FILE        where to write the result (default corpus/seed-<S>-<property>.json)
+  --corpus DIR      the directory the default output goes to (default corpus)
+  --quiet           no progress line on stderr
+
+Passes: ddmin over faults and actions, fault kinds off one at a time, fewer clients, ddmin
+over seed rows, then simplifications (no loss/duplication, minimum latency, shorter fault
+windows and delays, shorter strings, smaller integers), repeated until nothing changes or
+the budget is spent. Every candidate runs in its own process. Prints the minimal scenario
+as a list of steps and writes it with "expect": "fail", the property and its message.
+Exit 0 shrunk and written, 1 the scenario does not fail, 2 usage or input error.
+)";
+
+const char kReplayHelp[] = R"(rindle-sim replay — replay saved scenarios (corpus/*.json).
+
+Usage:
+  rindle-sim replay DIR|FILE...
+
+A directory replays every *.json file in it (sorted, not recursive). One line per file:
+  PASS <file>: ...     the run met the scenario's expectation
+  FAIL <file>: ...     it did not (a scenario with "expect": "fail" documents a known bug
+                       and passes only while the run still fails that property)
+  ERROR <file>: ...    the file could not be read or is not a valid scenario
+A bad file does not stop the others. Format: corpus/README.md.
+Exit 0 if every file passed, 1 if any failed, 2 if any file is unreadable or invalid.
+)";
+
+int Usage(const std::string& command, const std::string& message) {
+  std::fprintf(stderr, "rindle-sim%s%s: %s\nTry 'rindle-sim%s%s --help'.\n",
+               command.empty() ? "" : " ", command.c_str(), message.c_str(),
+               command.empty() ? "" : " ", command.c_str());
+  return 2;
+}
+
+int Help(const char* text) {
+  std::fputs(text, stdout);
+  return 0;
+}
+
+}  // namespace rindle::sim::cli

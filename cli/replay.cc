@@ -1,0 +1,85 @@
+// replay.cc — see replay.h.
+#include "cli/replay.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <system_error>
+
+#include "cli/worker.h"
+#include "sim/run/runner.h"
+#include "sim/scenario/scenario.h"
+
+namespace rindle::sim::cli {
+
+int RunReplay(const std::vector<std::string>& paths) {
+  namespace fs = std::filesystem;
+  int passed = 0;
+  int failed = 0;
+  int errors = 0;
+  int files = 0;
+
+  auto error = [&](const std::string& file, std::string message) {
+    ++errors;
+    // Load errors already start with the file name; print it once.
+    if (message.rfind(file + ": ", 0) == 0) message.erase(0, file.size() + 2);
+    std::printf("ERROR %s: %s\n", file.c_str(), message.c_str());
+    std::fflush(stdout);
+  };
+
+  auto replay_file = [&](const std::string& file) {
+    ++files;
+    absl::StatusOr<Scenario> scenario = LoadScenario(file);
+    if (!scenario.ok()) {
+      error(file, std::string(scenario.status().message()));
+      return;
+    }
+    RunOptions options;
+    options.seed = scenario->seed;
+    const Scenario loaded = *scenario;
+    RunResult result = RunIsolated(
+        options, [loaded](const RunOptions& o) { return RunScenario(loaded, o); });
+    ScenarioVerdict verdict = JudgeScenario(*scenario, result);
+    if (verdict.pass) {
+      ++passed;
+      std::printf("PASS %s: %s\n", file.c_str(), verdict.explanation.c_str());
+    } else {
+      ++failed;
+      std::printf("FAIL %s: %s\n", file.c_str(), verdict.explanation.c_str());
+    }
+    std::fflush(stdout);
+  };
+
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) {
+      std::vector<std::string> found;
+      for (const fs::directory_entry& entry : fs::directory_iterator(path, ec)) {
+        if (entry.path().extension() == ".json" && !entry.is_directory()) {
+          found.push_back(entry.path().string());
+        }
+      }
+      if (ec) {
+        error(path, "cannot list directory: " + ec.message());
+        continue;
+      }
+      std::sort(found.begin(), found.end());
+      if (found.empty()) std::printf("note: %s holds no *.json scenario files\n", path.c_str());
+      for (const std::string& file : found) replay_file(file);
+    } else if (fs::exists(path, ec)) {
+      replay_file(path);
+    } else {
+      ++files;
+      error(path, "no such file or directory (expected a scenario .json file or a directory "
+                  "of them)");
+    }
+  }
+
+  std::printf("replay: %d files, %d passed, %d failed, %d errors\n", files, passed, failed,
+              errors);
+  if (failed > 0) return 1;
+  if (errors > 0) return 2;
+  return 0;
+}
+
+}  // namespace rindle::sim::cli

@@ -1,0 +1,162 @@
+// run_command.cc — `rindle-sim run`: one seed (generated) or one scenario file, run once; prints
+// the optional step list, the result line with its trace digest, the counters and the files it
+// wrote. Exit 0 ok, 1 a property failed, 2 usage or input error.
+#include <cstdio>
+#include <exception>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/flags.h"
+#include "cli/help.h"
+#include "cli/result_io.h"
+#include "sim/run/runner.h"
+#include "sim/scenario/scenario.h"
+#include "sim/scenario/scenario_generator.h"
+
+namespace rindle::sim::cli {
+namespace {
+
+// Generates the scenario of `seed`, or prints why not (exit 2).
+std::optional<int> Generate(uint64_t seed, bool swarm, Scenario& scenario) {
+  absl::StatusOr<Scenario> generated = GenerateScenario(seed, {swarm});
+  if (!generated.ok()) {
+    std::fprintf(stderr, "rindle-sim run: %s\n", std::string(generated.status().message()).c_str());
+    return 2;
+  }
+  scenario = *std::move(generated);
+  return std::nullopt;
+}
+
+// --scenario FILE: loaded; a seed-only /1 file is generated from its seed (keeping max_steps).
+std::optional<int> Load(const std::string& path, bool swarm, Scenario& scenario) {
+  absl::StatusOr<Scenario> loaded = LoadScenario(path);
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "rindle-sim run: --scenario: %s\n",
+                 std::string(loaded.status().message()).c_str());
+    return 2;
+  }
+  scenario = *std::move(loaded);
+  if (scenario.generated) return std::nullopt;
+  const std::optional<int64_t> max_steps = scenario.max_steps;
+  if (auto code = Generate(scenario.seed, swarm, scenario)) return code;
+  scenario.max_steps = max_steps;
+  return std::nullopt;
+}
+
+// --seed | --scenario, and --swarm: the scenario to run. Returns the exit code on an error.
+std::optional<int> ReadScenario(const ParsedArgs& p, RunOptions& options, Scenario& scenario) {
+  auto seed_text = p.get("seed");
+  auto scenario_path = p.get("scenario");
+  if (seed_text.has_value() == scenario_path.has_value()) {
+    return Usage("run", "--seed: required (expected an unsigned integer), or --scenario FILE "
+                        "(one of the two)");
+  }
+  if (auto swarm = p.get("swarm")) {
+    absl::StatusOr<bool> on = ParseOnOff("swarm", *swarm);
+    if (!on.ok()) return Usage("run", std::string(on.status().message()));
+    options.swarm = *on;
+  }
+  if (seed_text) {
+    absl::StatusOr<uint64_t> seed = ParseUint64("seed", *seed_text);
+    if (!seed.ok()) return Usage("run", std::string(seed.status().message()));
+    options.seed = *seed;
+    return Generate(*seed, options.swarm, scenario);
+  }
+  if (auto code = Load(*scenario_path, options.swarm, scenario)) return code;
+  options.seed = scenario.seed;
+  return std::nullopt;
+}
+
+// --max-steps, --trace, --timeline, --note, --emit-scenario (written now). Exit code on error.
+std::optional<int> ReadOutputs(const ParsedArgs& p, RunOptions& options, Scenario& scenario) {
+  if (auto k = p.get("max-steps")) {
+    absl::StatusOr<int64_t> n =
+        ParseIntInRange("max-steps", *k, 1, std::numeric_limits<int64_t>::max());
+    if (!n.ok()) return Usage("run", std::string(n.status().message()));
+    options.max_steps = *n;
+    scenario.max_steps.reset();
+  }
+  if (auto trace = p.get("trace")) {
+    if (auto err = CheckWritable("trace", *trace)) return Usage("run", *err);
+    options.trace_path = *trace;
+  }
+  if (auto timeline = p.get("timeline")) {
+    if (auto err = CheckWritable("timeline", *timeline)) return Usage("run", *err);
+    options.timeline_path = *timeline;
+  }
+  if (auto note = p.get("note")) scenario.note = *note;
+  if (auto emit = p.get("emit-scenario")) {
+    if (auto err = CheckWritable("emit-scenario", *emit)) return Usage("run", *err);
+    if (absl::Status s = WriteScenarioFile(scenario, *emit); !s.ok()) {
+      std::fprintf(stderr, "rindle-sim run: --emit-scenario: %s\n",
+                   std::string(s.message()).c_str());
+      return 2;
+    }
+  }
+  return std::nullopt;
+}
+
+// The run; an exception escaping it is the run's crash, not the binary's.
+RunResult RunGuarded(const Scenario& scenario, const RunOptions& options) {
+  try {
+    return RunScenario(scenario, options);
+  } catch (const std::exception& e) {
+    RunResult r;
+    r.seed = options.seed;
+    r.ok = false;
+    r.property = "crash";
+    r.message = std::string("uncaught exception: ") + e.what();
+    return r;
+  }
+}
+
+void PrintResult(const RunResult& r, const RunOptions& options, const ParsedArgs& p) {
+  if (r.ok) {
+    std::printf("seed=%llu ok digest=%s steps=%lld virtual_ms=%lld\n",
+                static_cast<unsigned long long>(r.seed), r.digest.c_str(),
+                static_cast<long long>(r.steps), static_cast<long long>(r.virtual_ms));
+  } else {
+    std::printf("%s\n", FailureLine(r).c_str());
+    std::printf("seed=%llu FAILED digest=%s steps=%lld virtual_ms=%lld\n",
+                static_cast<unsigned long long>(r.seed), r.digest.c_str(),
+                static_cast<long long>(r.steps), static_cast<long long>(r.virtual_ms));
+  }
+  if (!r.counters.empty()) {
+    std::printf("counters:\n");
+    for (const auto& [name, count] : r.counters) {
+      std::printf("  %-40s %12lld\n", name.c_str(), static_cast<long long>(count));
+    }
+  }
+  if (!options.trace_path.empty()) std::printf("trace: %s\n", options.trace_path.c_str());
+  if (!options.timeline_path.empty()) {
+    std::printf("timeline: %s\n", options.timeline_path.c_str());
+  }
+  if (auto emit = p.get("emit-scenario")) std::printf("scenario: %s\n", emit->c_str());
+}
+
+}  // namespace
+
+int RunCommand(const std::vector<std::string>& args) {
+  FlagSpec spec{{"seed", "scenario", "emit-scenario", "note", "swarm", "trace", "timeline",
+                 "max-steps"},
+                {"steps"}};
+  absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, spec);
+  if (!parsed.ok()) return Usage("run", std::string(parsed.status().message()));
+  if (parsed->help) return Help(kRunHelp);
+  if (!parsed->positional.empty()) {
+    return Usage("run", "unexpected argument \"" + parsed->positional[0] + "\"");
+  }
+  RunOptions options;
+  Scenario scenario;
+  if (auto code = ReadScenario(*parsed, options, scenario)) return *code;
+  if (auto code = ReadOutputs(*parsed, options, scenario)) return *code;
+  if (parsed->has("steps")) std::fputs(ScenarioSteps(scenario).c_str(), stdout);
+  const RunResult r = RunGuarded(scenario, options);
+  PrintResult(r, options, *parsed);
+  return r.ok ? 0 : 1;
+}
+
+}  // namespace rindle::sim::cli

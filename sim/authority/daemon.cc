@@ -1,0 +1,220 @@
+#include "sim/authority/daemon.h"
+
+#include "base/check.h"
+#include "base/str_util.h"
+#include "optimistic/tracking_tx.h"
+#include "optimistic/write_set.h"
+#include "sim/workload/query_resolution.h"
+
+namespace rindle::sim {
+
+namespace {
+
+// The `_rindle_client_mutations` row [client, lmid]: confirmation is data, in the same commit.
+absl::Status WriteLedgerRow(WriteTxn& tx, const std::string& client, int64_t lmid) {
+  RowValues pk = {Value::String(client)};
+  RowValues row = {Value::String(client), Value::Int(lmid)};
+  auto cur = tx.Get(kClientMutationsTable, pk);
+  if (!cur.ok()) return cur.status();
+  if (cur->has_value()) return tx.Edit(kClientMutationsTable, **cur, row);
+  return tx.Add(kClientMutationsTable, row);
+}
+
+std::set<std::string> KeysOf(const std::map<std::string, std::string>& m) {
+  std::set<std::string> out;
+  for (const auto& [k, v] : m) out.insert(k);
+  return out;
+}
+
+}  // namespace
+
+DaemonAuthority::DaemonAuthority(Schema schema, std::map<std::string, Mutator> twins,
+                                 std::map<std::string, std::string> user_of, Sender sender,
+                                 std::map<std::string, int64_t>* counters)
+    : schema_(std::move(schema)),
+      twins_(std::move(twins)),
+      clients_(KeysOf(user_of)),
+      send_(sender),
+      counters_(counters),
+      store_(std::make_unique<Db>()),
+      subs_(store_.get(), &schema_, std::move(user_of), std::move(sender), counters) {
+  RINDLE_CHECK(send_ != nullptr);
+  RINDLE_CHECK(counters_ != nullptr);
+  RINDLE_CHECK(!schema_.empty());
+  // The authority's store is its own truth: no sync baseline to rebase, so its tables are
+  // registered untracked.
+  for (const auto& [name, spec] : schema_) {
+    auto s = store_->RegisterTable(name, spec, true);
+    if (!s.ok()) Fail(s);
+  }
+  auto s = store_->RegisterTable(kClientMutationsTable, ClientMutationsSpec(), true);
+  if (!s.ok()) Fail(s);
+}
+
+void DaemonAuthority::Fail(absl::Status s) {
+  if (health_.ok()) health_ = std::move(s);
+}
+
+void DaemonAuthority::CheckKnown(const std::string& client) const {
+  RINDLE_CHECK_MSG(clients_.contains(client), "unknown client \"" + client + "\"");
+}
+
+absl::Status DaemonAuthority::Seed(const std::map<std::string, std::vector<RowValues>>& rows) {
+  RINDLE_CHECK(subs_.SessionClients().empty());  // before any client connects
+  RINDLE_CHECK_EQ(cv_, 0);
+  auto tx = store_->Write();
+  for (const auto& [table, list] : rows) {
+    for (const auto& r : list) {
+      if (auto s = tx->Add(table, r); !s.ok()) return s;
+    }
+  }
+  return tx->Commit().status();
+}
+
+int64_t DaemonAuthority::lmid(const std::string& client) const {
+  auto it = ledgers_.find(client);
+  return it == ledgers_.end() ? 0 : it->second.lmid;
+}
+
+void DaemonAuthority::Connect(const std::string& client) {
+  CheckKnown(client);
+  Disconnect(client);
+  subs_.OpenSession(client);
+  ServerFrame w;
+  w.kind = ServerFrame::Kind::kWelcome;
+  w.boot_id = boot_id_;
+  send_(client, std::move(w));
+}
+
+void DaemonAuthority::Disconnect(const std::string& client) {
+  dirty_ = true;
+  subs_.CloseSession(client);
+}
+
+void DaemonAuthority::Register(const std::string& client, int64_t qid, const RemoteQuery& query) {
+  CheckKnown(client);
+  dirty_ = true;
+  if (auto s = subs_.Register(client, qid, query, cv_); !s.ok()) Fail(std::move(s));
+}
+
+void DaemonAuthority::Unregister(const std::string& client, int64_t qid) {
+  CheckKnown(client);
+  dirty_ = true;
+  subs_.Unregister(client, qid);
+}
+
+void DaemonAuthority::SkewNextHello(const std::string& client) {
+  CheckKnown(client);
+  subs_.SkewNextHello(client);
+}
+
+bool DaemonAuthority::HandlePush(const MutationEnvelope& e) {
+  CheckKnown(e.client_id);
+  RINDLE_CHECK_GE(e.mid, 1);
+  Ledger& ledger = ledgers_[e.client_id];
+  if (e.mid <= ledger.lmid) {
+    Count("authority.duplicate_push");
+    return true;
+  }
+  if (e.mid > ledger.lmid + 1) {
+    Count("authority.held_push");
+    ledger.held[e.mid] = e;
+    return false;
+  }
+  Process(e);
+  // Drain envelopes that were waiting for this gap.
+  for (;;) {
+    Ledger& l = ledgers_[e.client_id];
+    auto it = l.held.find(l.lmid + 1);
+    if (it == l.held.end()) break;
+    MutationEnvelope next = it->second;
+    l.held.erase(it);
+    Process(next);
+  }
+  auto& held = ledgers_[e.client_id].held;
+  for (auto it = held.begin(); it != held.end();) {
+    it = it->first <= ledgers_[e.client_id].lmid ? held.erase(it) : std::next(it);
+  }
+  return true;
+}
+
+absl::StatusOr<std::vector<QueryBatch>> DaemonAuthority::RunTwin(const MutationEnvelope& e) {
+  auto tx = store_->Write();
+  absl::Status status;
+  auto twin = twins_.find(e.name);
+  if (twin == twins_.end()) {
+    status = absl::NotFoundError(StrCat("unknown mutator \"", e.name, "\""));
+  } else {
+    WriteSet writes;
+    TrackingTx mtx(tx.get(), &schema_, &no_local_tables_, &writes, nullptr);
+    status = twin->second(mtx, e.args);
+    if (status.ok() && !mtx.failure().ok()) status = mtx.failure();
+  }
+  if (status.ok()) status = WriteLedgerRow(*tx, e.client_id, e.mid);
+  if (status.ok()) {
+    auto committed = tx->Commit();
+    if (committed.ok()) return committed;
+    status = committed.status();
+  }
+  tx->Rollback();
+  return status;
+}
+
+absl::StatusOr<std::vector<QueryBatch>> DaemonAuthority::BurnMid(const MutationEnvelope& e) {
+  auto tx = store_->Write();
+  absl::Status s = WriteLedgerRow(*tx, e.client_id, e.mid);
+  return s.ok() ? tx->Commit() : absl::StatusOr<std::vector<QueryBatch>>(s);
+}
+
+void DaemonAuthority::Process(const MutationEnvelope& e) {
+  dirty_ = true;
+  Ledger& ledger = ledgers_[e.client_id];
+  RINDLE_CHECK_EQ(e.mid, ledger.lmid + 1);
+  ProcessedEnvelope rec{e.client_id, e.mid, e.name, e.args, false, "", 0};
+  auto committed = RunTwin(e);
+  if (committed.ok()) {
+    rec.applied = true;
+    Count("authority.applied_mid");
+  } else {
+    rec.reason = std::string(committed.status().message());
+    // Processed as a no-op: the mid is burnt, the lmid still advances (same commit shape).
+    Count("authority.burnt_mid");
+    committed = BurnMid(e);
+    if (!committed.ok()) {
+      Fail(absl::InternalError(StrCat("authority: ledger commit failed: ",
+                                      committed.status().message())));
+      return;
+    }
+  }
+  ledger.lmid = e.mid;
+  ++cv_;
+  rec.cv = cv_;
+  log_.push_back(std::move(rec));
+  subs_.Publish(*committed, cv_);
+  subs_.SendProgress(cv_);
+}
+
+void DaemonAuthority::Restart() {
+  if (!subs_.SessionClients().empty()) dirty_ = true;  // as a Disconnect of each session
+  subs_.CloseAll();
+  for (auto& [c, l] : ledgers_) l.held.clear();
+  ++boot_id_;
+  cv_ = 0;
+}
+
+nlohmann::json FrameToTrace(const ServerFrame& f) {
+  switch (f.kind) {
+    case ServerFrame::Kind::kWelcome: return {{"frame", "welcome"}, {"boot", f.boot_id}};
+    case ServerFrame::Kind::kProgress: return {{"frame", "progress"}, {"cvMin", f.cv_min}};
+    case ServerFrame::Kind::kData: {
+      const char* type = f.event.type == NormalizedEvent::Type::kHello      ? "hello"
+                         : f.event.type == NormalizedEvent::Type::kSnapshot ? "snapshot"
+                                                                            : "batch";
+      return {{"frame", type}, {"qid", f.qid},   {"cv", f.event.cv},
+              {"ops", f.event.ops.size()}, {"epoch", f.epoch}};
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace rindle::sim

@@ -1,0 +1,149 @@
+// daemon.h — the honest daemon authority (SPEC §2.3): the authoritative store in its own engine,
+// per-client ledgers, `cv` per commit, per-subscription footprint frames, progress frames, and
+// restart. Holds state; driven by the runner through network closures.
+//
+// Envelopes are processed strictly in mid order per client: mid ≤ lmid is a duplicate
+// (acknowledged, ignored); mid == lmid+1 runs the server twin in ONE transaction that also
+// writes the `_rindle_client_mutations` row [clientID, lmid] (confirmation is data, same cv); a
+// twin that fails (or an unknown mutator) is processed as a no-op that still advances lmid (the
+// mid is burnt); a mid beyond the next is held, unacknowledged, until the gap fills.
+// Every processed envelope bumps `cv` by one. A subscription runs FootprintQuery(query)
+// (footprint_query.h) and its footprint is every base row of that live view (result rows at every
+// level: the query's own rows, EXISTS witnesses, the row past each window); after each commit, subscriptions whose view changed get
+// a batch {cv, ops} with the footprint diff, then every connected client gets progress {cvMin =
+// cv}. Registration sends hello (tables and column names), snapshot {cv, footprint} and progress.
+// Restart: a new boot id, cv back to 0, every session and subscription gone; the store and the
+// ledgers are durable. Source: SPEC §2.3; seed 002 lmid-as-data, §7.5.
+//
+// Subscriptions (footprints, projection, epochs, hello/snapshot/batch/progress frames, Coverage)
+// are served by the shared AuthoritySubscriptions (authority_subscriptions.h); this class keeps
+// the daemon's own part: the store, the per-client ledgers and mid ordering, the twins, cv and
+// restart. It implements AuthorityEndpoint (authority_endpoint.h) under kDaemonSource.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/db.h"
+#include "base/source_key.h"
+#include "optimistic/mutation_tx.h"
+#include "optimistic/source.h"
+#include "sim/authority/authority_endpoint.h"
+#include "sim/authority/authority_subscriptions.h"
+#include "sim/world/frames.h"
+#include "base/rng.h"
+
+namespace rindle::sim {
+
+class DaemonAuthority : public AuthorityEndpoint {
+ public:
+  using Sender = AuthoritySubscriptions::Sender;
+
+  // `user_of` maps a client id to its app user (the query context); only those clients may
+  // connect or push. `sender` puts a frame on a client's link; `counters` outlives this object.
+  DaemonAuthority(Schema schema, std::map<std::string, Mutator> twins,
+                  std::map<std::string, std::string> user_of, Sender sender,
+                  std::map<std::string, int64_t>* counters);
+
+  std::string_view source_key() const override { return kDaemonSource; }
+
+  // Loads the initial authoritative rows (one commit, before any client connects).
+  absl::Status Seed(const std::map<std::string, std::vector<RowValues>>& rows) override;
+
+  // A client's link reached the authority: a fresh session; sends the welcome frame.
+  void Connect(const std::string& client) override;
+  void Disconnect(const std::string& client) override;
+  void Register(const std::string& client, int64_t qid, const RemoteQuery& query) override;
+  void Unregister(const std::string& client, int64_t qid) override;
+  // The next data hello (qid ≠ 0) to `client` advertises a skewed column order: the non-pk
+  // columns of every table it lists are reversed and its rows follow that order — an honest
+  // deployment skew the client must refuse (seed 002 CRIT#4). One-shot.
+  void SkewNextHello(const std::string& client) override;
+  // The push path; returns true when acknowledged (processed now or a duplicate).
+  bool HandlePush(const MutationEnvelope& envelope) override;
+  void Restart() override;
+
+  // How each registration's epoch is shipped (default: always kFull).
+  void SetProjectionPolicy(ProjectionPolicy policy) override {
+    subs_.SetProjectionPolicy(std::move(policy));
+  }
+  // For every (table, pk) held by some live subscription of `client` other than the lmid query:
+  // per schema column of the table, whether some such subscription ships it.
+  CoverageMap Coverage(const std::string& client) const override {
+    return subs_.Coverage(client);
+  }
+  // The (table → shipped schema columns) of one live subscription; empty = all (kFull/kWide).
+  // nullptr for no such subscription.
+  const std::map<std::string, std::vector<int>>* SubscriptionColumns(const std::string& client,
+                                                                     int64_t qid) const {
+    return subs_.SubscriptionColumns(client, qid);
+  }
+
+  // When set, progress frames are withheld (progress starvation); releasing sends one.
+  void StarveProgress(bool starve) override { subs_.StarveProgress(starve, cv_); }
+
+  int64_t boot_id() const override { return boot_id_; }
+  int64_t cv() const override { return cv_; }
+  const Db& store() const override { return *store_; }
+  const Schema& schema() const { return schema_; }
+  int64_t lmid(const std::string& client) const override;
+  const std::vector<ProcessedEnvelope>& log() const override { return log_; }
+  // Every live subscription view: (client, qid) → engine qid; for view==fresh checks.
+  std::vector<std::pair<std::string, int64_t>> Subscriptions() const override {
+    return subs_.Subscriptions();
+  }
+  absl::StatusOr<std::vector<TreeNode>> SubscriptionResult(const std::string& client,
+                                                           int64_t qid) const override {
+    return subs_.SubscriptionResult(client, qid);
+  }
+  const Ast* SubscriptionAst(const std::string& client, int64_t qid) const override {
+    return subs_.SubscriptionAst(client, qid);
+  }
+  // The first internal error (a failed commit or registration that should never fail).
+  const absl::Status& health() const override { return health_; }
+  // True when the store or a subscription changed since the last TakeDirty().
+  bool TakeDirty() override {
+    const bool d = dirty_;
+    dirty_ = false;
+    return d;
+  }
+
+ private:
+  struct Ledger {
+    int64_t lmid = 0;
+    std::map<int64_t, MutationEnvelope> held;
+  };
+
+  void CheckKnown(const std::string& client) const;
+  void Process(const MutationEnvelope& e);
+  // Runs the twin of `e` and the ledger row in one transaction; the commit's batches, or why it
+  // failed (the transaction is rolled back).
+  absl::StatusOr<std::vector<QueryBatch>> RunTwin(const MutationEnvelope& e);
+  // The burnt-mid commit: only the ledger row.
+  absl::StatusOr<std::vector<QueryBatch>> BurnMid(const MutationEnvelope& e);
+  void Fail(absl::Status s);
+  void Count(const std::string& name) { ++(*counters_)[name]; }
+
+  Schema schema_;
+  std::map<std::string, Mutator> twins_;
+  std::set<std::string> clients_;  // the keys of user_of: the clients that may connect
+  Sender send_;
+  std::map<std::string, int64_t>* counters_;
+  std::unique_ptr<Db> store_;
+  AuthoritySubscriptions subs_;  // after store_: holds a pointer to it
+  int64_t boot_id_ = 1;
+  int64_t cv_ = 0;
+  std::map<std::string, Ledger> ledgers_;
+  std::vector<ProcessedEnvelope> log_;
+  absl::Status health_;
+  const std::set<std::string> no_local_tables_;
+  bool dirty_ = true;
+};
+
+}  // namespace rindle::sim

@@ -1,0 +1,332 @@
+#include "sim/run/sim_client.h"
+
+#include <algorithm>
+
+#include "base/str_util.h"
+#include "sim/workload/query_resolution.h"
+#include "sim/workload/queries.h"
+#include "sim/workload/schema.h"
+
+namespace rindle::sim {
+
+SimClient::SimClient(int index, std::string client_id, std::string user_id,
+                     OptimisticOptions options, EventQueue* queue, Network* network,
+                     DaemonAuthority* daemon, Trace* trace,
+                     std::map<std::string, int64_t>* counters, Rng rng, ClientTiming timing)
+    : index_(index),
+      client_id_(std::move(client_id)),
+      user_id_(std::move(user_id)),
+      queue_(queue),
+      network_(network),
+      daemon_(daemon),
+      trace_(trace),
+      counters_(counters),
+      rng_(rng),
+      timing_(timing) {
+  options.client_id = client_id_;
+  schema_ = options.schema;
+  clock_ = std::make_unique<SimFoldClock>(queue_, [this] { MarkDirty(); });
+  options.clock = clock_.get();
+  backend_ = std::make_unique<OptimisticBackend>(std::move(options), this);
+  backend_->SetSendObserver([this](const MutationEnvelope&) { ++send_observed_; });
+}
+
+SimClient::~SimClient() = default;
+
+void SimClient::TraceLine(nlohmann::json j) {
+  j["t"] = queue_->now_ms();
+  j["c"] = client_id_;
+  trace_->Add(j);
+}
+
+void SimClient::OnNormalized(std::function<void(int64_t, const NormalizedEvent&)> handler) {
+  on_normalized_ = std::move(handler);
+}
+void SimClient::OnProgress(std::function<void(const ProgressFrame&)> handler) {
+  on_progress_ = std::move(handler);
+}
+void SimClient::OnRestart(std::function<void()> handler) { on_restart_ = std::move(handler); }
+void SimClient::OnResync(std::function<void()> handler) { on_resync_ = std::move(handler); }
+
+void SimClient::RegisterQuery(int64_t qid, const RemoteQuery& query) {
+  registry_[qid] = query;
+  const std::string client = client_id_;
+  network_->SendToServer(client_id_, [this, client, qid, query] {
+    daemon_->Register(client, qid, query);
+  });
+}
+
+void SimClient::UnregisterQuery(int64_t qid) {
+  // Only the gate's overflow escape unregisters the reserved lmid query (seed 002 §8.5).
+  if (qid == kLmidQid) Count("client.gate_overflow");
+  registry_.erase(qid);
+  const std::string client = client_id_;
+  network_->SendToServer(client_id_, [this, client, qid] { daemon_->Unregister(client, qid); });
+}
+
+void SimClient::PushMutation(const MutationEnvelope& envelope) {
+  MarkDirty();
+  if (!sent_.contains(envelope.mid)) {
+    sent_[envelope.mid] = envelope;
+    if (in_invoke_) {
+      invoke_sends_.push_back(envelope.mid);
+    } else {
+      // Outside Invoke a first-time send is a fold flush (timer, FlushFolds, maxWait).
+      ++fold_flushes_;
+      Count("client.fold_flush");
+      TraceLine({{"ev", "fold_flush"}, {"mid", envelope.mid}, {"name", envelope.name}});
+    }
+  }
+  TraceLine({{"ev", "push"}, {"mid", envelope.mid}, {"name", envelope.name}});
+  unacked_[envelope.mid] = envelope;
+  SendPush(envelope.mid, 0);
+}
+
+void SimClient::SendPush(int64_t mid, int attempt) {
+  auto it = unacked_.find(mid);
+  if (it == unacked_.end()) return;
+  const MutationEnvelope env = it->second;
+  if (attempt > 0) Count("client.push_retry");
+  network_->Push(
+      client_id_, [this, env] { return daemon_->HandlePush(env); },
+      [this, mid] {
+        if (unacked_.erase(mid) > 0) TraceLine({{"ev", "ack"}, {"mid", mid}});
+      });
+  const int64_t backoff =
+      std::min(timing_.push_backoff_max_ms, timing_.push_timeout_ms << std::min(attempt, 4));
+  queue_->Schedule(backoff, [this, mid, attempt] { SendPush(mid, attempt + 1); });
+}
+
+void SimClient::Connect() {
+  reconnect_scheduled_ = false;
+  if (network_->up(client_id_)) return;
+  network_->Connect(client_id_);
+  TraceLine({{"ev", "connect"}});
+  const std::string client = client_id_;
+  network_->SendToServer(client_id_, [this, client] { daemon_->Connect(client); });
+  for (const auto& [qid, query] : registry_) {
+    network_->SendToServer(client_id_, [this, client, qid = qid, query = query] {
+      daemon_->Register(client, qid, query);
+    });
+  }
+}
+
+void SimClient::LinkBroken() {
+  if (reconnect_scheduled_) return;
+  reconnect_scheduled_ = true;
+  TraceLine({{"ev", "link_broken"}});
+  const std::string client = client_id_;
+  queue_->Schedule(rng_.Range(timing_.reconnect_ms_min, timing_.reconnect_ms_max), [this, client] {
+    // The authority notices the dead socket and drops the session before the new one opens.
+    daemon_->Disconnect(client);
+    Connect();
+  });
+}
+
+void SimClient::Receive(const ServerFrame& frame) {
+  MarkDirty();
+  struct Sync {
+    SimClient* c;
+    ~Sync() { c->SyncBackendCounters(); }
+  } sync{this};
+  nlohmann::json t = FrameToTrace(frame);
+  t["ev"] = "recv";
+  TraceLine(std::move(t));
+  switch (frame.kind) {
+    case ServerFrame::Kind::kWelcome:
+      if (last_boot_id_ != 0 && frame.boot_id != last_boot_id_ && on_restart_) {
+        Count("client.restart_seen");
+        on_restart_();
+      }
+      last_boot_id_ = frame.boot_id;
+      if (on_resync_) on_resync_();
+      return;
+    case ServerFrame::Kind::kData:
+      if (on_normalized_) on_normalized_(frame.qid, frame.event);
+      return;
+    case ServerFrame::Kind::kProgress:
+      if (on_progress_) on_progress_(ProgressFrame{frame.cv_min});
+      return;
+  }
+}
+
+absl::StatusOr<int64_t> SimClient::Invoke(const std::string& name, const nlohmann::json& args) {
+  MarkDirty();
+  in_invoke_ = true;
+  invoke_sends_.clear();
+  auto r = backend_->Invoke(name, args);
+  in_invoke_ = false;
+  for (const int64_t mid : invoke_sends_) {
+    if (r.ok() && mid == *r) continue;
+    // Flush-on-enqueue: an overlapping fold flushed ahead of this invoke.
+    ++fold_flushes_;
+    Count("client.fold_flush");
+    Count("client.fold_flush_on_enqueue");
+  }
+  invoke_sends_.clear();
+  TraceLine({{"ev", "invoke"}, {"name", name}, {"args", args},
+             {"mid", r.ok() ? nlohmann::json(*r) : nlohmann::json(nullptr)},
+             {"error", r.ok() ? "" : std::string(r.status().message())}});
+  return r;
+}
+
+absl::Status SimClient::Retain(const RemoteQuery& query) {
+  MarkDirty();
+  auto ast = ResolveRemoteQuery(query, client_id_, user_id_);
+  if (!ast.ok()) return ast.status();
+  const int64_t qid = next_local_qid_++;
+  auto s = backend_->RegisterQuery(qid, *ast, query);
+  TraceLine({{"ev", "retain"}, {"qid", qid}, {"query", query.name}, {"args", query.args},
+             {"ok", s.ok()}});
+  if (!s.ok()) return s;
+  views_[qid] = {query, *ast};
+  return absl::OkStatus();
+}
+
+void SimClient::ReleaseOne(int64_t local_qid) {
+  MarkDirty();
+  if (!views_.contains(local_qid) && !local_views_.contains(local_qid)) return;
+  backend_->UnregisterQuery(local_qid);
+  views_.erase(local_qid);
+  local_views_.erase(local_qid);
+  TraceLine({{"ev", "release"}, {"qid", local_qid}});
+  SyncBackendCounters();
+}
+
+void SimClient::SyncBackendCounters() {
+  const std::pair<int64_t, int64_t*> moved[] = {
+      {backend_->overflows(), &seen_overflows_},
+      {backend_->schema_rejections(), &seen_schema_rejections_},
+      {backend_->superseded_frames_dropped(), &seen_superseded_}};
+  const char* names[] = {"client.overflow", "client.schema_rejection",
+                         "client.superseded_dropped"};
+  for (size_t i = 0; i < 3; ++i) {
+    const int64_t now = moved[i].first;
+    int64_t& seen = *moved[i].second;
+    if (now > seen) {
+      (*counters_)[names[i]] += now - seen;
+      TraceLine({{"ev", "counter"}, {"name", names[i]}, {"value", now}});
+    }
+    seen = now;
+  }
+}
+
+absl::StatusOr<std::string> SimClient::InvokeFolded(const std::string& name,
+                                                    const nlohmann::json& args,
+                                                    const FoldOptions& opts) {
+  MarkDirty();
+  const std::string key = OptimisticBackend::FoldKey(name, opts.key);
+  const std::vector<std::string> open = backend_->OpenFolds();
+  const bool joins = std::find(open.begin(), open.end(), key) != open.end();
+  auto r = backend_->InvokeFolded(name, args, opts);
+  TraceLine({{"ev", "invoke_folded"}, {"name", name}, {"args", args}, {"key", opts.key},
+             {"ok", r.ok()}, {"error", r.ok() ? "" : std::string(r.status().message())}});
+  if (r.ok()) {
+    ++fold_invokes_;
+    if (joins) Count("client.fold_collapsed");
+  }
+  return r;
+}
+
+void SimClient::FlushFolds() {
+  MarkDirty();
+  TraceLine({{"ev", "flush_folds"}, {"open", backend_->OpenFolds().size()}});
+  backend_->FlushFolds();
+}
+
+absl::StatusOr<size_t> SimClient::WriteLocal(const std::vector<LocalOp>& intents) {
+  MarkDirty();
+  // Resolve against a working copy of the model: later intents see earlier ones.
+  auto rows = local_rows_;
+  std::vector<RowOp> ops;
+  bool synced = false;
+  auto upsert = [&](const std::string& table, const std::string& id, RowValues row) {
+    auto& t = rows[table];
+    auto it = t.find(id);
+    if (it == t.end()) {
+      ops.push_back({RowOp::Kind::kAdd, table, row, {}});
+      t.emplace(id, std::move(row));
+    } else if (it->second != row) {
+      ops.push_back({RowOp::Kind::kEdit, table, row, it->second});
+      it->second = std::move(row);
+    }
+  };
+  auto remove = [&](const std::string& table, const std::string& id) {
+    auto& t = rows[table];
+    auto it = t.find(id);
+    if (it == t.end()) return;
+    ops.push_back({RowOp::Kind::kRemove, table, it->second, {}});
+    t.erase(it);
+  };
+  for (const LocalOp& o : intents) {
+    switch (o.kind) {
+      case LocalOp::Kind::kSetDraft:
+        upsert(kDraftsTable, o.id,
+               {Value::String(o.id), Value::String(o.issue_id), Value::String(o.body)});
+        break;
+      case LocalOp::Kind::kClearDraft:
+        remove(kDraftsTable, o.id);
+        break;
+      case LocalOp::Kind::kSelect:
+        upsert(kSelectionTable, o.id, {Value::String(o.id), Value::String(o.issue_id)});
+        break;
+      case LocalOp::Kind::kUnselect:
+        remove(kSelectionTable, o.id);
+        break;
+      case LocalOp::Kind::kSyncedWrite: {
+        // A full-width issue row: only the table (synced) makes it illegal.
+        RowValues row = {Value::String(o.id), Value::String("local title"), Value::String("todo"),
+                         Value::String("low"),  Value::String(user_id_),      Value::Int(0),
+                         Value::Int(0)};
+        ops.push_back({RowOp::Kind::kAdd, "issue", std::move(row), {}});
+        synced = true;
+        break;
+      }
+    }
+  }
+  if (ops.empty()) {
+    TraceLine({{"ev", "write_local"}, {"ops", 0}});
+    return size_t{0};
+  }
+  const absl::Status st = backend_->WriteLocal(ops);
+  TraceLine({{"ev", "write_local"}, {"ops", ops.size()}, {"ok", st.ok()},
+             {"error", st.ok() ? "" : std::string(st.message())}});
+  if (synced) {
+    if (st.ok()) {
+      return absl::InternalError(StrCat(client_id_, ": WriteLocal accepted a write to the synced "
+                                        "table issue (201-LOCAL-ONLY-TABLES: the whole batch "
+                                        "must be rejected)"));
+    }
+    return st;
+  }
+  if (!st.ok()) return st;
+  local_rows_ = std::move(rows);
+  return ops.size();
+}
+
+absl::StatusOr<int64_t> SimClient::LocalView(const std::string& name) {
+  MarkDirty();
+  auto ast = BuildLocalQuery(name);
+  if (!ast.ok()) return ast.status();
+  const int64_t qid = next_local_qid_++;
+  auto s = backend_->RegisterQuery(qid, *ast);
+  TraceLine({{"ev", "local_view"}, {"qid", qid}, {"query", name}, {"ok", s.ok()}});
+  if (!s.ok()) return s;
+  local_views_[qid] = {name, *ast};
+  return qid;
+}
+
+std::map<int64_t, int64_t> SimClient::ResubscribeAll() {
+  MarkDirty();
+  const std::map<int64_t, std::pair<RemoteQuery, Ast>> old = views_;
+  for (const auto& [qid, view] : old) ReleaseOne(qid);
+  std::map<int64_t, int64_t> moved;
+  for (const auto& [qid, view] : old) {
+    const int64_t next = next_local_qid_;
+    if (Retain(view.first).ok()) moved[qid] = next;
+  }
+  TraceLine({{"ev", "resubscribe"}, {"views", old.size()}});
+  return moved;
+}
+
+}  // namespace rindle::sim

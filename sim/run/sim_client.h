@@ -1,0 +1,176 @@
+// sim_client.h — one simulated client: an OptimisticBackend wired to the simulated network
+// through its OptimisticSource seam. Holds state: the source's query registry, the push
+// transport's unacknowledged envelopes, the link state and the last boot id seen.
+//
+// Link: Connect() opens the link, sends the handshake and re-registers every registered query
+// (in qid order); the authority's welcome arrives first on the new connection — a boot id that
+// differs from the last one seen fires OnRestart — then OnResync fires (the backend re-sends its
+// unconfirmed envelopes). A broken link schedules a reconnect after reconnect_ms_min..max.
+// Push transport: every pushed envelope is retried until acknowledged, first after
+// push_timeout_ms, then with doubling backoff (capped at push_backoff_max_ms) — all virtual time.
+// Folds: the backend's fold timers run on a SimFoldClock over the same event queue
+// (options.clock is set here). A first-time push that is not the mid an Invoke just returned is a
+// fold flush (counted as client.fold_flush).
+// Local-only tables: WriteLocal resolves scenario intents (scenario.h LocalOp) against this
+// client's model of its local rows into add/edit/remove ops; properties/local_tables.cc compares
+// the engine's local tables with that model (local_rows()) and every local-only view with the
+// fresh-query oracle over the client's head. Backend counters (overflows, schema rejections, superseded frames) are mirrored
+// into the run's counters as client.overflow / client.schema_rejection /
+// client.superseded_dropped whenever they move.
+// Source: seed 002 (OptimisticSource, §7.5 rule 3), SPEC §2.4.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/ast.h"
+#include "optimistic/backend.h"
+#include "optimistic/source.h"
+#include "sim/authority/daemon.h"
+#include "sim/world/event_queue.h"
+#include "sim/world/network.h"
+#include "sim/scenario/scenario.h"
+#include "sim/world/sim_fold_clock.h"
+#include "sim/run/trace.h"
+
+namespace rindle::sim {
+
+struct ClientTiming {
+  int64_t push_timeout_ms = 250;
+  int64_t push_backoff_max_ms = 2000;
+  int64_t reconnect_ms_min = 50;
+  int64_t reconnect_ms_max = 400;
+};
+
+class SimClient : public OptimisticSource {
+ public:
+  SimClient(int index, std::string client_id, std::string user_id, OptimisticOptions options,
+            EventQueue* queue, Network* network, DaemonAuthority* daemon, Trace* trace,
+            std::map<std::string, int64_t>* counters, Rng rng, ClientTiming timing);
+  ~SimClient() override;
+
+  // OptimisticSource
+  void RegisterQuery(int64_t qid, const RemoteQuery& query) override;
+  void UnregisterQuery(int64_t qid) override;
+  void PushMutation(const MutationEnvelope& envelope) override;
+  void OnNormalized(std::function<void(int64_t, const NormalizedEvent&)> handler) override;
+  void OnProgress(std::function<void(const ProgressFrame&)> handler) override;
+  void OnRestart(std::function<void()> handler) override;
+  void OnResync(std::function<void()> handler) override;
+
+  void Connect();
+  // The link broke (fault or authority restart): schedule a reconnect.
+  void LinkBroken();
+  // Called by the network at the client when a frame arrives.
+  void Receive(const ServerFrame& frame);
+
+  // App-level actions.
+  absl::StatusOr<int64_t> Invoke(const std::string& name, const nlohmann::json& args);
+  absl::Status Retain(const RemoteQuery& query);  // a new local view on a remote query
+  void ReleaseOne(int64_t local_qid);              // a remote or a local-only view
+  absl::StatusOr<std::string> InvokeFolded(const std::string& name, const nlohmann::json& args,
+                                           const FoldOptions& opts);
+  void FlushFolds();
+  // Resolves the intents against the local-row model and commits them as ONE WriteLocal batch.
+  // Returns the number of ops sent (0: every intent was already satisfied, nothing was called).
+  // A kSyncedWrite intent must make the backend reject the whole batch: the result is then the
+  // backend's error (the model is left as it was); if the backend ACCEPTS such a batch the
+  // result is Internal "accepted a write to synced table ...".
+  absl::StatusOr<size_t> WriteLocal(const std::vector<LocalOp>& intents);
+  // A local-only view (no remote) of LocalQueryNames(); returns its qid.
+  absl::StatusOr<int64_t> LocalView(const std::string& name);
+  // Releases every remote view and re-retains the same queries (fresh qids, same order): one
+  // resubscribe cycle. Returns old qid → new qid for the views re-retained.
+  std::map<int64_t, int64_t> ResubscribeAll();
+
+  int index() const { return index_; }
+  const std::string& client_id() const { return client_id_; }
+  const std::string& user_id() const { return user_id_; }
+  OptimisticBackend& backend() { return *backend_; }
+  const OptimisticBackend& backend() const { return *backend_; }
+  // Live local views: local qid → (remote query, the AST the view runs).
+  const std::map<int64_t, std::pair<RemoteQuery, Ast>>& views() const { return views_; }
+  // Every envelope this client ever pushed first-time, by mid (the ledger's input).
+  const std::map<int64_t, MutationEnvelope>& sent() const { return sent_; }
+  // Local-only views: qid → (local query name, AST).
+  const std::map<int64_t, std::pair<std::string, Ast>>& local_views() const { return local_views_; }
+  // The model of the local tables: table → id → row.
+  const std::map<std::string, std::map<std::string, RowValues>>& local_rows() const {
+    return local_rows_;
+  }
+  int64_t fold_invokes() const { return fold_invokes_; }
+  int64_t fold_flushes() const { return fold_flushes_; }
+  int64_t send_observed() const { return send_observed_; }
+  const SimFoldClock& fold_clock() const { return *clock_; }
+  size_t unacked() const { return unacked_.size(); }
+  bool connected() const { return network_->up(client_id_); }
+  // True when anything reached this client since the last TakeDirty() (the step checks skip
+  // clients whose state cannot have changed).
+  bool TakeDirty() {
+    const bool d = dirty_;
+    dirty_ = false;
+    return d;
+  }
+  // The same for the local-only tables and views (properties/local_tables.cc reads them).
+  bool TakeLocalDirty() {
+    const bool d = local_dirty_;
+    local_dirty_ = false;
+    return d;
+  }
+
+ private:
+  void SendPush(int64_t mid, int attempt);
+  void TraceLine(nlohmann::json j);
+  void Count(const std::string& name) { ++(*counters_)[name]; }
+  void MarkDirty() {
+    dirty_ = true;
+    local_dirty_ = true;
+  }
+  void SyncBackendCounters();
+
+  int index_;
+  std::string client_id_;
+  std::string user_id_;
+  EventQueue* queue_;
+  Network* network_;
+  DaemonAuthority* daemon_;
+  Trace* trace_;
+  std::map<std::string, int64_t>* counters_;
+  Rng rng_;
+  ClientTiming timing_;
+
+  std::map<int64_t, RemoteQuery> registry_;  // what the source has registered upstream
+  std::map<int64_t, MutationEnvelope> unacked_;
+  std::map<int64_t, MutationEnvelope> sent_;
+  std::map<int64_t, std::pair<RemoteQuery, Ast>> views_;
+  int64_t next_local_qid_ = 1;
+  int64_t last_boot_id_ = 0;
+  bool reconnect_scheduled_ = false;
+  bool dirty_ = true;
+  bool local_dirty_ = true;
+  Schema schema_;  // the backend's (client) schema
+  std::map<int64_t, std::pair<std::string, Ast>> local_views_;
+  std::map<std::string, std::map<std::string, RowValues>> local_rows_;
+  bool in_invoke_ = false;
+  std::vector<int64_t> invoke_sends_;
+  int64_t fold_invokes_ = 0;
+  int64_t fold_flushes_ = 0;
+  int64_t send_observed_ = 0;
+  int64_t seen_overflows_ = 0;
+  int64_t seen_schema_rejections_ = 0;
+  int64_t seen_superseded_ = 0;
+  std::unique_ptr<SimFoldClock> clock_;  // before backend_: the backend holds timers on it
+
+  std::function<void(int64_t, const NormalizedEvent&)> on_normalized_;
+  std::function<void(const ProgressFrame&)> on_progress_;
+  std::function<void()> on_restart_;
+  std::function<void()> on_resync_;
+  std::unique_ptr<OptimisticBackend> backend_;  // last: its constructor calls the seam
+};
+
+}  // namespace rindle::sim

@@ -1,0 +1,128 @@
+// simulation.h — executes one Scenario (scenario.h): the daemon authority, the scenario's
+// clients and the network, driven by one event queue in virtual time (SPEC §1, §2.3–2.4, §4).
+// Holds state for the duration of one run. The generator is never consulted: everything the
+// run does comes from the scenario, plus the network's and clients' runtime randomness from
+// Rng(scenario.seed) forks "network" and "client<i>".
+//
+// Phases (TigerBeetle's VOPR shape): SAFETY — the scenario's actions and faults fire at their
+// times until config.safety_ms; every event is followed by the step checks (view==fresh on
+// every client and on the authority, head==sync+pending, gapless mids, watermarks monotone,
+// health). LIVENESS — at safety_ms the faults heal (no loss, partitions end, progress released),
+// and the queue drains; then the quiescence checks (nothing pending, every issued mid processed
+// exactly once, every client view equals the same query over the authority's store, the
+// authority's store equals the sequential replay of its log over the scenario's seed rows).
+// A run still not quiescent after max_steps events fails `liveness`.
+// Action semantics: a retain opens a view and remembers its handle; a release of a handle with
+// no open view is a no-op (counted as action.release_noop); a mutate invokes the named mutator
+// with the recorded args — a mutator that fails client-side consumes no mid (checked).
+// mutate_folded → InvokeFolded (a fold-legal workload mutator refused fails `fold`; nextMid may
+// move only by fold flushes), flush_folds → FlushFolds (no window may stay open: `fold`),
+// write_local → SimClient::WriteLocal (a valid batch refused, or an illegal synced_write batch
+// accepted, fails `local-tables`), local_view → a local-only view under the action's handle.
+// resubscribe_storm: `count` cycles kStormGapMs apart, each releasing every remote view of the
+// client and re-retaining it (handles follow their views). Clients run the client schema
+// (app + local UI tables, workload_schema.h) with a SimFoldClock; the authority and every
+// property check over app tables use the app schema.
+// Checks: every property lives in properties/ (families.h); the simulation fills a read-only
+// props::World once at setup (pointers into its clients, the daemon behind DaemonAuthorityView),
+// refreshes its dirty flags after every event and hands it to the props::Checker after every step
+// and at quiescence; the action-time checks (families.h) run right after their action. The
+// timeline (--timeline) is a RunObserver (run_observer.h); without it the no-op observer runs.
+// Scheduling order at equal virtual times: actions (file order), faults (file order), heal.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "properties/checker.h"
+#include "properties/invariants.h"
+#include "properties/optimistic_invariants.h"
+#include "properties/world.h"
+#include "sim/authority/daemon.h"
+#include "sim/authority/daemon_view.h"
+#include "sim/world/event_queue.h"
+#include "sim/world/network.h"
+#include "base/rng.h"
+#include "sim/run/run_observer.h"
+#include "sim/run/runner.h"
+#include "sim/scenario/scenario.h"
+#include "sim/run/sim_client.h"
+#include "sim/run/trace.h"
+
+namespace rindle::sim {
+
+class Simulation {
+ public:
+  // `scenario` must be generated (Scenario::generated) and valid (ValidateScenario).
+  Simulation(const Scenario& scenario, const RunOptions& options);
+  ~Simulation();
+  RunResult Run();
+
+ private:
+  // Setup, in this order (the Rng forks and the trace depend on it).
+  void Setup();
+  bool LoadSchemas();
+  void MakeNetworkAndDaemon();
+  void SendFrame(const std::string& client, ServerFrame frame);
+  void MakeClients();
+  void BuildWorld();
+  void ScheduleScenario();
+  // One function per action kind.
+  void Act(const ScenarioAction& action);
+  void ActRetain(const ScenarioAction& action, SimClient* client);
+  void ActRelease(const ScenarioAction& action, SimClient* client);
+  void ActMutateFolded(const ScenarioAction& action, SimClient* client);
+  void ActFlushFolds(SimClient* client);
+  void ActWriteLocal(const ScenarioAction& action, SimClient* client);
+  void ActLocalView(const ScenarioAction& action, SimClient* client);
+  void ActMutate(const ScenarioAction& action, SimClient* client);
+  // One function per fault kind.
+  void Inject(const ScenarioFault& fault);
+  void InjectLinkBreak(SimClient* c);
+  void InjectAuthorityRestart();
+  void InjectResubscribeStorm(const ScenarioFault& fault);
+  void InjectProgressStarvation(const ScenarioFault& fault);
+  void Heal();
+  void RefreshDirtyFlags();
+  void Fail(const props::Violation& v);
+  void Fail(const props::MaybeViolation& v) {
+    if (v) Fail(*v);
+  }
+  void Count(const std::string& name) { ++counters_[name]; }
+  // Seed-002 delivery tap (properties/optimistic_invariants.h), then the client sees the frame.
+  void Deliver(SimClient* c, const ServerFrame& frame);
+
+  const Scenario& scenario_;
+  RunOptions options_;
+  Rng root_;
+  EventQueue queue_;
+  Trace trace_;
+  std::map<std::string, int64_t> counters_;
+  Schema schema_;         // the app schema: the authority's, and every property check's
+  Schema client_schema_;  // schema_ + the local-only UI tables (workload_schema.h)
+  Schema local_schema_;   // the local-only UI tables alone
+  std::map<std::string, Mutator> client_mutators_;
+  std::map<std::string, Mutator> server_mutators_;  // the authority model's twins (properties)
+  std::unique_ptr<Network> network_;
+  std::unique_ptr<DaemonAuthority> daemon_;
+  std::vector<std::unique_ptr<SimClient>> clients_;
+  std::map<std::string, SimClient*> by_id_;
+  std::map<std::pair<int, int64_t>, int64_t> handle_qid_;  // (client, handle) → local qid
+  std::unique_ptr<RunObserver> observer_;  // the timeline with options.timeline_path, else no-op
+  bool healed_ = false;
+  int64_t step_ = 0;
+  RunResult result_;
+  absl::Status setup_status_;
+  // The properties: memoryful seed-002 invariants (fed by Deliver and the backends' observers),
+  // the world they read, and the checker that runs every family.
+  std::unique_ptr<props::OptimisticInvariants> opt_props_;
+  std::unique_ptr<DaemonAuthorityView> authority_view_;
+  props::World world_;
+  std::unique_ptr<props::Checker> checker_;
+};
+
+}  // namespace rindle::sim

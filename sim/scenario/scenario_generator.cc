@@ -1,0 +1,478 @@
+// scenario_generator.cc — see scenario_generator.h. GenerateScenario runs named steps, each
+// over its own forked stream, in this order: config, swarm, seed rows, slots (per-client
+// times), per-client action streams (ActionStreams), fault schedule. Every range is a knob in
+// scenario_knobs.h; the order of the draws is the seeds' scenarios (digests pin it).
+#include "sim/scenario/scenario_generator.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "base/check.h"
+#include "base/str_util.h"
+#include "oracles/authority_model.h"
+#include "oracles/plain_store.h"
+#include "base/rng.h"
+#include "sim/scenario/scenario_kinds.h"
+#include "sim/scenario/scenario_knobs.h"
+#include "sim/scenario/swarm.h"
+#include "sim/workload/mutators.h"
+#include "sim/workload/queries.h"
+#include "sim/workload/schema.h"
+
+namespace rindle::sim {
+namespace {
+
+const GeneratorKnobs& K = kGeneratorKnobs;
+
+// The ids of the model's rows, in pk order: what a client "knows" at generation time.
+WorkloadState StateOf(const PlainStore& store) {
+  WorkloadState s;
+  const std::pair<const char*, std::vector<std::string>*> tables[] = {
+      {"issue", &s.issue_ids}, {"comment", &s.comment_ids}, {"tag", &s.tag_ids},
+      {"user", &s.user_ids}};
+  for (const auto& [table, out] : tables) {
+    auto it = store.tables().find(table);
+    if (it == store.tables().end()) continue;
+    for (const auto& [pk, row] : it->second) {
+      if (!row.empty() && row[0].is_string()) out->push_back(row[0].as_string());
+    }
+  }
+  return s;
+}
+
+// Step "config": the drawn config, with the network faults the swarm turned off zeroed.
+void ApplyConfig(const ConfigDraw& knobs, const SwarmDraw& swarm, ScenarioConfig& c) {
+  c.clients = knobs.clients;
+  c.buffer_cap = knobs.buffer_cap;
+  c.network = knobs.network;
+  if (!swarm.push_loss) c.network.push_loss_per_mille = 0;
+  if (!swarm.push_dup) c.network.push_dup_per_mille = 0;
+  if (!swarm.ack_loss) c.network.ack_loss_per_mille = 0;
+}
+
+// An action slot: a time a client does something (what, the action stream decides).
+struct Slot {
+  int64_t t;
+  int client;
+  int seq;       // per client, in draw order
+  bool initial;  // one of the initial retains
+};
+
+// Step "slots": per client, a connect time (into c.connect_ms), the initial retains, then a
+// slot every drawn gap up to safety_ms; sorted by (t, client, seq). Forks each client's action
+// stream into `action_rngs`.
+std::vector<Slot> DrawSlots(const Rng& root, const ConfigDraw& knobs, ScenarioConfig& c,
+                            std::vector<Rng>& action_rngs) {
+  std::vector<Slot> slots;
+  for (int i = 0; i < c.clients; ++i) {
+    Rng times = root.Fork(StrCat("workload/client/", i, "/times"));
+    action_rngs.push_back(root.Fork(StrCat("workload/client/", i, "/actions")));
+    c.connect_ms.push_back(times.Range(0, K.connect_ms_max));
+    int seq = 0;
+    for (int k = 0; k < K.initial_retain_count; ++k) {
+      slots.push_back({times.Range(0, K.initial_retain_ms_max), i, seq++, true});
+    }
+    int64_t t = 0;
+    while (true) {
+      t += times.Range(knobs.action_gap_ms_min, knobs.action_gap_ms_max);
+      if (t > c.safety_ms) break;
+      slots.push_back({t, i, seq++, false});
+    }
+  }
+  std::sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) {
+    return std::tie(a.t, a.client, a.seq) < std::tie(b.t, b.client, b.seq);
+  });
+  return slots;
+}
+
+// An open fold window: from a burst's first folded invoke to its last + debounce.
+struct FoldWindow {
+  int64_t open_ms;
+  int64_t close_ms;
+};
+
+// Step "action streams": turns each slot into actions, drawing from its client's stream against
+// the generation-time model (the authority model replaying every generated mutation, and per
+// client the live and the scheduled view handles).
+class ActionStreams {
+ public:
+  ActionStreams(const Schema& schema, const Scenario& s, const SwarmDraw& swarm,
+                std::vector<Rng> rngs)
+      : swarm_(swarm),
+        safety_ms_(s.config.safety_ms),
+        rngs_(std::move(rngs)),
+        model_(InitialStore(schema, s.seed_rows), ServerMutators()),
+        mids_(Clients(s), 0),
+        id_counters_(Clients(s), 0),
+        next_handle_(Clients(s), 1),
+        live_(Clients(s)),
+        deferred_(Clients(s)),
+        queries_(WorkloadQueries()),
+        local_queries_(LocalQueryNames()),
+        fold_mutators_(FoldMutators(swarm)) {
+    RINDLE_CHECK_EQ(rngs_.size(), Clients(s));
+  }
+
+  // Appends the slot's actions (some may lie ahead of the slot's time) to `out`.
+  void Generate(const Slot& slot, std::vector<ScenarioAction>& out);
+  const std::vector<FoldWindow>& fold_windows() const { return fold_windows_; }
+
+ private:
+  static size_t Clients(const Scenario& s) { return static_cast<size_t>(s.config.clients); }
+  static PlainStore InitialStore(const Schema& schema, const SeedRows& rows);
+  static std::vector<std::string> FoldMutators(const SwarmDraw& swarm);
+
+  void Retain(const Slot& slot, ScenarioAction a, std::vector<ScenarioAction>& out);
+  void Release(const Slot& slot, ScenarioAction a, std::vector<ScenarioAction>& out);
+  void FoldBurst(const Slot& slot, const WorkloadState& state, std::vector<ScenarioAction>& out);
+  nlohmann::json FoldArgs(Rng& rng, const std::string& name, const std::string& issue, int64_t t);
+  void WriteLocal(const Slot& slot, const WorkloadState& state, ScenarioAction a,
+                  std::vector<ScenarioAction>& out);
+  LocalOp DrawLocalOp(Rng& rng, const WorkloadState& state, int client);
+  void LocalView(ScenarioAction a, std::vector<ScenarioAction>& out);
+  void Mutate(const Slot& slot, const WorkloadState& state, ScenarioAction a,
+              std::vector<ScenarioAction>& out);
+
+  const SwarmDraw& swarm_;
+  const int64_t safety_ms_;
+  std::vector<Rng> rngs_;  // per client: "workload/client/<i>/actions"
+  AuthorityModel model_;
+  std::vector<int64_t> mids_;
+  std::vector<int64_t> id_counters_;
+  std::vector<int64_t> next_handle_;
+  // Per client: live handles → the remote query (nullopt: a local view), and retains scheduled
+  // for later (navigation) that become live once their time is reached.
+  std::vector<std::map<int64_t, std::optional<RemoteQuery>>> live_;
+  std::vector<std::multimap<int64_t, std::pair<int64_t, RemoteQuery>>> deferred_;
+  const std::vector<RemoteQuery> queries_;
+  const std::vector<std::string> local_queries_;
+  // Fold-legal mutators (blind keyed writes, workload_mutators.h) the mix leaves on.
+  const std::vector<std::string> fold_mutators_;
+  std::vector<FoldWindow> fold_windows_;
+};
+
+PlainStore ActionStreams::InitialStore(const Schema& schema, const SeedRows& rows) {
+  PlainStore initial(schema);
+  for (const auto& [table, list] : rows) {
+    for (const auto& r : list) (void)initial.Add(table, r);
+  }
+  return initial;
+}
+
+std::vector<std::string> ActionStreams::FoldMutators(const SwarmDraw& swarm) {
+  std::vector<std::string> out;
+  for (const char* name : {"editTitle", "setPriority", "setStatus"}) {
+    auto it = swarm.mix.weights.find(name);
+    if (it != swarm.mix.weights.end() && it->second > 0) out.push_back(name);
+  }
+  if (out.empty()) out.push_back("setPriority");
+  return out;
+}
+
+// The slot kind by the swarm's cumulative per-mille shares of one roll.
+void ActionStreams::Generate(const Slot& slot, std::vector<ScenarioAction>& out) {
+  const size_t ci = static_cast<size_t>(slot.client);
+  Rng& rng = rngs_[ci];
+  for (auto it = deferred_[ci].begin(); it != deferred_[ci].end() && it->first <= slot.t;) {
+    live_[ci][it->second.first] = it->second.second;
+    it = deferred_[ci].erase(it);
+  }
+  ScenarioAction a;
+  a.t_ms = slot.t;
+  a.client = slot.client;
+  const uint64_t roll = slot.initial ? 0 : rng.Below(1000);
+  uint64_t bound = swarm_.retain_per_mille;
+  if ((slot.initial || roll < bound) && !queries_.empty()) return Retain(slot, std::move(a), out);
+  bound += swarm_.release_per_mille;
+  if (!slot.initial && roll < bound && live_[ci].size() > 1) {
+    return Release(slot, std::move(a), out);
+  }
+  const WorkloadState state = StateOf(model_.store());
+  bound += swarm_.fold_per_mille;
+  if (roll < bound && !state.issue_ids.empty()) return FoldBurst(slot, state, out);
+  bound += swarm_.flush_folds_per_mille;
+  if (roll < bound) {
+    a.kind = ScenarioAction::Kind::kFlushFolds;
+    out.push_back(std::move(a));
+    return;
+  }
+  bound += swarm_.write_local_per_mille;
+  if (roll < bound) return WriteLocal(slot, state, std::move(a), out);
+  bound += swarm_.local_view_per_mille;
+  if (roll < bound && !local_queries_.empty()) return LocalView(std::move(a), out);
+  Mutate(slot, state, std::move(a), out);
+}
+
+void ActionStreams::Retain(const Slot& slot, ScenarioAction a, std::vector<ScenarioAction>& out) {
+  const size_t ci = static_cast<size_t>(slot.client);
+  Rng& rng = rngs_[ci];
+  a.kind = ScenarioAction::Kind::kRetain;
+  std::vector<RemoteQuery> remote_live;
+  for (const auto& [h, q] : live_[ci]) {
+    if (q) remote_live.push_back(*q);
+  }
+  if (!slot.initial && !remote_live.empty() && rng.Below(1000) < swarm_.same_query_per_mille) {
+    a.query = rng.Pick(remote_live);  // the same query twice on one client: refcount
+  } else {
+    a.query = rng.Pick(queries_);
+  }
+  a.handle = next_handle_[ci]++;
+  live_[ci][a.handle] = a.query;
+  out.push_back(std::move(a));
+}
+
+void ActionStreams::Release(const Slot& slot, ScenarioAction a,
+                            std::vector<ScenarioAction>& out) {
+  const size_t ci = static_cast<size_t>(slot.client);
+  Rng& rng = rngs_[ci];
+  std::vector<int64_t> handles;
+  for (const auto& [h, q] : live_[ci]) handles.push_back(h);
+  a.kind = ScenarioAction::Kind::kRelease;
+  a.handle = rng.Pick(handles);
+  live_[ci].erase(a.handle);
+  out.push_back(a);
+  // Navigation: the view is left for another one shortly after.
+  if (queries_.empty() || rng.Below(1000) >= swarm_.navigate_per_mille) return;
+  const int64_t t = slot.t + rng.Range(K.navigate_delay_ms_min, K.navigate_delay_ms_max);
+  if (t > safety_ms_) return;
+  ScenarioAction r;
+  r.kind = ScenarioAction::Kind::kRetain;
+  r.t_ms = t;
+  r.client = slot.client;
+  r.query = rng.Pick(queries_);
+  r.handle = next_handle_[ci]++;
+  deferred_[ci].emplace(t, std::make_pair(r.handle, r.query));
+  out.push_back(std::move(r));
+}
+
+const std::vector<std::string>& FoldStatuses() {
+  static const std::vector<std::string> kStatuses = {"backlog", "todo", "in-progress", "review",
+                                                     "done"};
+  return kStatuses;
+}
+
+const std::vector<std::string>& DraftBodies() {
+  static const std::vector<std::string> kBodies = {"wip", "lgtm?", "see above", "needs repro",
+                                                   "", "draft — ünïcode"};
+  return kBodies;
+}
+
+nlohmann::json ActionStreams::FoldArgs(Rng& rng, const std::string& name,
+                                       const std::string& issue, int64_t t) {
+  nlohmann::json args = {{"id", issue}, {"updatedAt", t}};
+  if (name == "editTitle") {
+    args["title"] = rng.Chance(swarm_.mix.blank_num, swarm_.mix.blank_den)
+                        ? std::string("  ")
+                        : StrCat("slider title ", rng.Below(K.slider_title_max_count));
+  } else if (name == "setStatus") {
+    args["status"] = rng.Pick(FoldStatuses());
+  } else {
+    args["priority"] = rng.Pick(PriorityLadder());
+  }
+  return args;
+}
+
+// A burst of folded invokes of one (mutator, key): a slider dragged for a moment; sometimes
+// closed by a flush_folds. Records the fold windows it opens (for restart-in-fold faults).
+void ActionStreams::FoldBurst(const Slot& slot, const WorkloadState& state,
+                              std::vector<ScenarioAction>& out) {
+  Rng& rng = rngs_[static_cast<size_t>(slot.client)];
+  const std::string name = rng.Pick(fold_mutators_);
+  const std::string issue = rng.Pick(state.issue_ids);
+  const int64_t debounce = rng.Range(K.fold_debounce_ms_min, K.fold_debounce_ms_max);
+  std::optional<int64_t> max_wait;
+  if (rng.Chance(K.fold_max_wait_odds.num, K.fold_max_wait_odds.den)) {
+    max_wait = rng.Range(debounce, K.fold_max_wait_debounces * debounce);
+  }
+  const bool defer = rng.Chance(K.fold_defer_odds.num, K.fold_defer_odds.den);
+  const int n = static_cast<int>(rng.Range(K.fold_burst_min_count, K.fold_burst_max_count));
+  int64_t t = slot.t;
+  int64_t open = t;
+  for (int k = 0; k < n && t <= safety_ms_; ++k) {
+    ScenarioAction f;
+    f.kind = ScenarioAction::Kind::kMutateFolded;
+    f.t_ms = t;
+    f.client = slot.client;
+    f.name = name;
+    f.args = FoldArgs(rng, name, issue, t);
+    f.fold_key = {{"id", issue}};
+    f.debounce_ms = debounce;
+    f.max_wait_ms = max_wait;
+    f.defer_across_writes = defer;
+    out.push_back(std::move(f));
+    // Mostly well inside the debounce (the window collapses); sometimes past it (a new one).
+    const int64_t gap =
+        rng.Chance(K.fold_gap_past_debounce_odds.num, K.fold_gap_past_debounce_odds.den)
+            ? rng.Range(debounce + 1, 2 * debounce + 1)
+            : rng.Range(1, std::max<int64_t>(1, debounce / 2));
+    if (k + 1 < n) {
+      if (t + gap > safety_ms_) break;
+      if (gap > debounce) {
+        fold_windows_.push_back({open, t + debounce});
+        open = t + gap;
+      }
+      t += gap;
+    }
+  }
+  fold_windows_.push_back({open, t + debounce});
+  if (!rng.Chance(K.fold_flush_after_odds.num, K.fold_flush_after_odds.den)) return;
+  const int64_t ft = t + rng.Range(0, std::max<int64_t>(1, debounce / 2));
+  if (ft > safety_ms_) return;
+  ScenarioAction f;
+  f.kind = ScenarioAction::Kind::kFlushFolds;
+  f.t_ms = ft;
+  f.client = slot.client;
+  out.push_back(std::move(f));
+}
+
+// One write_local intent on drafts d1..dN / selection s1..sN, rarely an illegal synced write.
+LocalOp ActionStreams::DrawLocalOp(Rng& rng, const WorkloadState& state, int client) {
+  LocalOp op;
+  const uint64_t r = rng.Below(100);
+  const std::string issue =
+      state.issue_ids.empty() ? std::string("i001") : rng.Pick(state.issue_ids);
+  if (r < K.set_draft_below) {
+    op.kind = LocalOp::Kind::kSetDraft;
+    op.id = StrCat("d", rng.Range(1, K.draft_ids_count));
+    op.issue_id = issue;
+    op.body = rng.Pick(DraftBodies());
+  } else if (r < K.clear_draft_below) {
+    op.kind = LocalOp::Kind::kClearDraft;
+    op.id = StrCat("d", rng.Range(1, K.draft_ids_count));
+  } else if (r < K.select_below) {
+    op.kind = LocalOp::Kind::kSelect;
+    op.id = StrCat("s", rng.Range(1, K.selection_ids_count));
+    op.issue_id = issue;
+  } else if (r < K.unselect_below) {
+    op.kind = LocalOp::Kind::kUnselect;
+    op.id = StrCat("s", rng.Range(1, K.selection_ids_count));
+  } else {
+    op.kind = LocalOp::Kind::kSyncedWrite;
+    op.id = StrCat("local-c", client, "-", rng.Below(K.synced_write_id_max_count));
+  }
+  return op;
+}
+
+void ActionStreams::WriteLocal(const Slot& slot, const WorkloadState& state, ScenarioAction a,
+                               std::vector<ScenarioAction>& out) {
+  Rng& rng = rngs_[static_cast<size_t>(slot.client)];
+  a.kind = ScenarioAction::Kind::kWriteLocal;
+  const int n = static_cast<int>(rng.Range(K.write_local_min_count, K.write_local_max_count));
+  for (int k = 0; k < n; ++k) a.ops.push_back(DrawLocalOp(rng, state, slot.client));
+  out.push_back(std::move(a));
+}
+
+void ActionStreams::LocalView(ScenarioAction a, std::vector<ScenarioAction>& out) {
+  const size_t ci = static_cast<size_t>(a.client);
+  a.kind = ScenarioAction::Kind::kLocalView;
+  a.local_query = rngs_[ci].Pick(local_queries_);
+  a.handle = next_handle_[ci]++;
+  live_[ci][a.handle] = std::nullopt;
+  out.push_back(std::move(a));
+}
+
+// A mutate, also replayed on the model so later draws see its effect.
+void ActionStreams::Mutate(const Slot& slot, const WorkloadState& state, ScenarioAction a,
+                           std::vector<ScenarioAction>& out) {
+  const size_t ci = static_cast<size_t>(slot.client);
+  const MutationAction m =
+      NextMutation(rngs_[ci], state, slot.client, slot.t, id_counters_[ci], swarm_.mix);
+  (void)model_.Process({StrCat("c", slot.client), ++mids_[ci], m.name, m.args});
+  a.kind = ScenarioAction::Kind::kMutate;
+  a.name = m.name;
+  a.args = m.args;
+  out.push_back(std::move(a));
+}
+
+// The longest window of a fault kind with a duration (the swarm's draw for it).
+int64_t FaultDurationMsMax(const SwarmDraw& swarm, ScenarioFault::Kind kind) {
+  switch (kind) {
+    case ScenarioFault::Kind::kPartition: return swarm.partition_ms_max;
+    case ScenarioFault::Kind::kProgressStarvation: return swarm.starvation_ms_max;
+    default: break;
+  }
+  RINDLE_CHECK_MSG(false, StrCat("fault kind ", FaultKindName(kind), " has a duration_ms field "
+                                 "but no swarm maximum (FaultDurationMsMax)"));
+  return 0;
+}
+
+// Step "fault schedule": every kind in the kinds table's draw order, the swarm's count of it;
+// per fault the client, duration and count its row has, then its time. An authority_restart
+// may be moved inside an open fold window. Sorted stably by time.
+std::vector<ScenarioFault> ScheduleFaults(const Rng& root, const ScenarioConfig& c,
+                                          const SwarmDraw& swarm,
+                                          const std::vector<FoldWindow>& fold_windows) {
+  Rng fault_rng = root.Fork("faults");
+  auto at = [&] { return fault_rng.Range(K.fault_earliest_ms, c.safety_ms); };
+  std::vector<ScenarioFault> faults;
+  for (const FaultKindSpec* spec : FaultKindsInDrawOrder()) {
+    auto it = swarm.fault_counts.find(std::string(spec->name));
+    const int count = it == swarm.fault_counts.end() ? 0 : it->second;
+    for (int i = 0; i < count; ++i) {
+      ScenarioFault f;
+      f.kind = spec->kind;
+      if (FaultTargetsClient(f.kind)) {
+        f.client = static_cast<int>(fault_rng.Below(static_cast<uint64_t>(c.clients)));
+      }
+      if (FaultHasDuration(f.kind)) {
+        f.duration_ms = fault_rng.Range(
+            K.fault_duration_ms_min,
+            std::max<int64_t>(K.fault_duration_ms_min, FaultDurationMsMax(swarm, f.kind)));
+      }
+      if (FaultHasCount(f.kind)) f.count = fault_rng.Range(1, K.storm_cycles_max_count);
+      f.t_ms = at();
+      // Restart mid-fold: inside an open fold window (between a folded invoke and its flush).
+      if (f.kind == ScenarioFault::Kind::kAuthorityRestart && !fold_windows.empty() &&
+          fault_rng.Below(1000) < swarm.restart_in_fold_per_mille) {
+        const FoldWindow& w = fault_rng.Pick(fold_windows);
+        f.t_ms = std::min(c.safety_ms,
+                          fault_rng.Range(w.open_ms, std::max(w.open_ms, w.close_ms - 1)));
+      }
+      faults.push_back(f);
+    }
+  }
+  std::stable_sort(faults.begin(), faults.end(),
+                   [](const ScenarioFault& a, const ScenarioFault& b) { return a.t_ms < b.t_ms; });
+  return faults;
+}
+
+}  // namespace
+
+absl::StatusOr<Scenario> GenerateScenario(uint64_t seed, const GenerateOptions& options) {
+  absl::StatusOr<Schema> schema = LoadAppSchema();
+  if (!schema.ok()) return schema.status();
+
+  const Rng root(seed);
+  Scenario s;
+  s.seed = seed;
+  s.generated = true;
+
+  Rng config_rng = root.Fork("config");
+  const ConfigDraw knobs = DrawConfig(config_rng);
+  Rng swarm_rng = root.Fork("swarm");
+  const SwarmDraw swarm = DrawSwarm(swarm_rng, options.swarm);
+  s.swarm = swarm.ToJson();
+  ApplyConfig(knobs, swarm, s.config);
+
+  Rng seed_rng = root.Fork("seed-data");
+  s.seed_rows = SeedData(seed_rng);
+
+  std::vector<Rng> action_rngs;
+  const std::vector<Slot> slots = DrawSlots(root, knobs, s.config, action_rngs);
+  ActionStreams streams(*schema, s, swarm, std::move(action_rngs));
+  for (const Slot& slot : slots) streams.Generate(slot, s.actions);
+  // Bursts and navigation retains were generated ahead of their slot: restore time order
+  // (stable: equal times keep generation order).
+  std::stable_sort(s.actions.begin(), s.actions.end(),
+                   [](const ScenarioAction& x, const ScenarioAction& y) { return x.t_ms < y.t_ms; });
+
+  s.faults = ScheduleFaults(root, s.config, swarm, streams.fold_windows());
+  return s;
+}
+
+}  // namespace rindle::sim

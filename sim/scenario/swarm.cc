@@ -1,0 +1,118 @@
+// swarm.cc — see swarm.h.
+#include "sim/scenario/swarm.h"
+
+#include <iterator>
+#include <string>
+#include <utility>
+
+#include "sim/scenario/scenario_kinds.h"
+#include "sim/scenario/scenario_knobs.h"
+
+namespace rindle::sim {
+
+nlohmann::json SwarmDraw::ToJson() const {
+  nlohmann::json mutators = nlohmann::json::object();
+  for (const auto& [name, w] : mix.weights) mutators[name] = w;
+  nlohmann::json faults = nlohmann::json::object();
+  for (const auto& [kind, n] : fault_counts) faults[kind] = n;
+  return {{"swarm", swarm},
+          {"mutators", mutators},
+          {"retain_per_mille", retain_per_mille},
+          {"release_per_mille", release_per_mille},
+          {"faults", faults},
+          {"partition_ms_max", partition_ms_max},
+          {"starvation_ms_max", starvation_ms_max},
+          {"network_faults",
+           {{"push_loss", push_loss}, {"push_dup", push_dup}, {"ack_loss", ack_loss}}},
+          {"fold_per_mille", fold_per_mille},
+          {"flush_folds_per_mille", flush_folds_per_mille},
+          {"write_local_per_mille", write_local_per_mille},
+          {"local_view_per_mille", local_view_per_mille},
+          {"navigate_per_mille", navigate_per_mille},
+          {"same_query_per_mille", same_query_per_mille},
+          {"restart_in_fold_per_mille", restart_in_fold_per_mille}};
+}
+
+namespace {
+
+// Every fault kind's count, from its kinds-table row (scenario_kinds.h), in draw order; with
+// swarm on only the rows whose `late` matches (the late ones draw after the newer knobs).
+void DrawFaultCounts(Rng& rng, bool swarm, bool late, SwarmDraw& d) {
+  for (const FaultKindSpec* spec : FaultKindsInDrawOrder()) {
+    const FaultSwarmDraw& f = spec->swarm;
+    const std::string name(spec->name);
+    if (!swarm) {
+      d.fault_counts[name] = static_cast<int>(rng.Range(0, f.off_count_max));
+    } else if (f.late == late) {
+      d.fault_counts[name] =
+          rng.Chance(f.on_num, f.on_den) ? static_cast<int>(rng.Range(1, f.on_count_max)) : 0;
+    }
+  }
+}
+
+// Mutators: each on with probability 1/2, weight 1..max; at least one stays on.
+void DrawMutatorMix(Rng& rng, WorkloadMix& mix) {
+  const uint32_t weight_max = kSwarmKnobs.mutator_weight_max;
+  int on = 0;
+  for (auto& [name, w] : mix.weights) {
+    if (rng.Chance(1, 2)) {
+      w = static_cast<uint32_t>(rng.Range(1, weight_max));
+      ++on;
+    } else {
+      w = 0;
+    }
+  }
+  if (on == 0) {
+    auto it = mix.weights.begin();
+    std::advance(it, static_cast<long>(rng.Below(mix.weights.size())));
+    it->second = static_cast<uint32_t>(rng.Range(1, weight_max));
+  }
+  const uint32_t mess_max = kSwarmKnobs.stale_blank_num_max;
+  mix.stale_num = rng.Chance(1, 2) ? static_cast<uint32_t>(rng.Range(1, mess_max)) : 0;
+  mix.blank_num = rng.Chance(1, 2) ? static_cast<uint32_t>(rng.Range(1, mess_max)) : 0;
+}
+
+// A rate on with probability 1/2, then uniform in [lo, hi]; 0 when off.
+uint32_t MaybeRate(Rng& rng, int64_t lo, int64_t hi) {
+  return rng.Chance(1, 2) ? static_cast<uint32_t>(rng.Range(lo, hi)) : 0u;
+}
+
+// The newer knobs (drawn after the older ones: the older draws of a seed stay as they were).
+void DrawNewerKnobs(Rng& rng, SwarmDraw& d) {
+  const SwarmKnobs& k = kSwarmKnobs;
+  d.fold_per_mille = MaybeRate(rng, k.fold_per_mille_lo, k.fold_per_mille_hi);
+  d.flush_folds_per_mille = MaybeRate(rng, k.flush_folds_per_mille_lo, k.flush_folds_per_mille_hi);
+  d.write_local_per_mille = MaybeRate(rng, k.write_local_per_mille_lo, k.write_local_per_mille_hi);
+  d.local_view_per_mille = MaybeRate(rng, k.local_view_per_mille_lo, k.local_view_per_mille_hi);
+  d.navigate_per_mille = MaybeRate(rng, k.navigate_per_mille_lo, k.navigate_per_mille_hi);
+  d.same_query_per_mille = MaybeRate(rng, k.same_query_per_mille_lo, k.same_query_per_mille_hi);
+  d.restart_in_fold_per_mille =
+      MaybeRate(rng, k.restart_in_fold_per_mille_lo, k.restart_in_fold_per_mille_hi);
+}
+
+}  // namespace
+
+SwarmDraw DrawSwarm(Rng& rng, bool swarm) {
+  SwarmDraw d;
+  d.swarm = swarm;
+  d.mix = DefaultWorkloadMix();
+  if (!swarm) {
+    DrawFaultCounts(rng, /*swarm=*/false, /*late=*/false, d);
+    return d;
+  }
+  const SwarmKnobs& k = kSwarmKnobs;
+  DrawMutatorMix(rng, d.mix);
+  d.retain_per_mille = MaybeRate(rng, k.retain_per_mille_lo, k.retain_per_mille_hi);
+  d.release_per_mille = MaybeRate(rng, k.release_per_mille_lo, k.release_per_mille_hi);
+  DrawFaultCounts(rng, /*swarm=*/true, /*late=*/false, d);
+  d.partition_ms_max = rng.Range(k.partition_ms_max_lo, k.partition_ms_max_hi);
+  d.starvation_ms_max = rng.Range(k.starvation_ms_max_lo, k.starvation_ms_max_hi);
+  d.push_loss = rng.Chance(1, 2);
+  d.push_dup = rng.Chance(1, 2);
+  d.ack_loss = rng.Chance(1, 2);
+  DrawNewerKnobs(rng, d);
+  DrawFaultCounts(rng, /*swarm=*/true, /*late=*/true, d);
+  return d;
+}
+
+}  // namespace rindle::sim

@@ -1,0 +1,318 @@
+// workload_mutators.cc — see workload_mutators.h.
+#include "sim/workload/mutators.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "base/status_macros.h"
+#include "sim/workload/schema.h"
+
+namespace rindle::sim {
+namespace {
+
+using json = nlohmann::json;
+
+// Typed access to one mutator's args, with errors naming the mutator and the arg.
+class Args {
+ public:
+  Args(absl::string_view mutator, const json& j) : mutator_(mutator), j_(j) {}
+
+  absl::Status CheckObject() const {
+    if (j_.is_object()) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        absl::StrCat("mutator ", mutator_, ": args must be an object, got ", j_.dump()));
+  }
+  bool Has(absl::string_view key) const {
+    return j_.is_object() && j_.contains(std::string(key)) && !j_[std::string(key)].is_null();
+  }
+  absl::StatusOr<std::string> String(absl::string_view key) const {
+    RETURN_IF_ERROR(Require(key));
+    const json& v = j_[std::string(key)];
+    if (!v.is_string()) return WrongType(key, "a string", v);
+    return v.get<std::string>();
+  }
+  // A non-empty string (ids).
+  absl::StatusOr<std::string> Id(absl::string_view key) const {
+    ASSIGN_OR_RETURN(std::string s, String(key));
+    if (s.empty()) return WrongType(key, "a non-empty id string", j_[std::string(key)]);
+    return s;
+  }
+  absl::StatusOr<json> Number(absl::string_view key) const {
+    RETURN_IF_ERROR(Require(key));
+    const json& v = j_[std::string(key)];
+    if (!v.is_number()) return WrongType(key, "a number", v);
+    return v;
+  }
+  absl::StatusOr<json> Get(absl::string_view key) const {
+    RETURN_IF_ERROR(Require(key));
+    return j_[std::string(key)];
+  }
+  absl::Status Error(absl::string_view what) const {
+    return absl::InvalidArgumentError(absl::StrCat("mutator ", mutator_, ": ", what));
+  }
+
+ private:
+  absl::Status Require(absl::string_view key) const {
+    if (Has(key)) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        absl::StrCat("mutator ", mutator_, ": missing required arg \"", key, "\""));
+  }
+  absl::Status WrongType(absl::string_view key, absl::string_view expected, const json& v) const {
+    return absl::InvalidArgumentError(absl::StrCat("mutator ", mutator_, ": arg \"", key,
+                                                   "\" must be ", expected, ", got ", v.dump()));
+  }
+
+  absl::string_view mutator_;
+  const json& j_;
+};
+
+// The server-only validation: a title / body that is blank after trimming.
+absl::Status RejectBlank(bool server, absl::string_view mutator, absl::string_view field,
+                         const std::string& text) {
+  if (!server || !absl::StripAsciiWhitespace(text).empty()) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("mutator ", mutator, ": ", field, " must not be blank"));
+}
+
+absl::Status RequireIssue(MutationTx& tx, absl::string_view mutator, const std::string& issue_id) {
+  ASSIGN_OR_RETURN(std::optional<KeyedRow> row, tx.GetRow("issue", json{{"id", issue_id}}));
+  if (row) return absl::OkStatus();
+  return absl::NotFoundError(
+      absl::StrCat("mutator ", mutator, ": issue \"", issue_id, "\" does not exist"));
+}
+
+// `table where issueId = issue_id`, single-table.
+Ast ChildrenOf(std::string table, const std::string& issue_id) {
+  Ast a;
+  a.table = std::move(table);
+  Condition c;
+  c.type = Condition::Type::kSimple;
+  c.op = SimpleOp::kEq;
+  c.left.kind = ValuePosition::Kind::kColumn;
+  c.left.column = "issueId";
+  c.right.kind = ValuePosition::Kind::kLiteral;
+  c.right.literal = Value::String(issue_id);
+  a.where = std::move(c);
+  return a;
+}
+
+absl::Status CreateIssue(bool server, MutationTx& tx, const json& j) {
+  Args a("createIssue", j);
+  RETURN_IF_ERROR(a.CheckObject());
+  ASSIGN_OR_RETURN(std::string id, a.Id("id"));
+  ASSIGN_OR_RETURN(std::string title, a.String("title"));
+  ASSIGN_OR_RETURN(std::string status, a.String("status"));
+  ASSIGN_OR_RETURN(std::string priority, a.String("priority"));
+  ASSIGN_OR_RETURN(std::string owner_id, a.Id("ownerId"));
+  ASSIGN_OR_RETURN(std::string owner_name, a.String("ownerName"));
+  ASSIGN_OR_RETURN(json created_at, a.Number("createdAt"));
+  RETURN_IF_ERROR(RejectBlank(server, "createIssue", "title", title));
+
+  std::optional<std::pair<std::string, std::string>> description;  // (comment id, body)
+  if (a.Has("description")) {
+    ASSIGN_OR_RETURN(json d, a.Get("description"));
+    if (!d.is_object() || !d.contains("id") || !d["id"].is_string() ||
+        d["id"].get<std::string>().empty() || !d.contains("body") || !d["body"].is_string()) {
+      return a.Error(absl::StrCat("arg \"description\" must be {id: string, body: string}, got ",
+                                  d.dump()));
+    }
+    description.emplace(d["id"].get<std::string>(), d["body"].get<std::string>());
+  }
+  std::vector<std::pair<std::string, std::string>> tags;  // (tag id, name)
+  if (a.Has("tags")) {
+    ASSIGN_OR_RETURN(json t, a.Get("tags"));
+    if (!t.is_array()) return a.Error(absl::StrCat("arg \"tags\" must be an array, got ", t.dump()));
+    for (size_t i = 0; i < t.size(); ++i) {
+      const json& e = t[i];
+      if (!e.is_object() || !e.contains("id") || !e["id"].is_string() ||
+          e["id"].get<std::string>().empty() || !e.contains("name") || !e["name"].is_string()) {
+        return a.Error(absl::StrCat("arg \"tags[", i, "]\" must be {id: string, name: string}, got ",
+                                    e.dump()));
+      }
+      tags.emplace_back(e["id"].get<std::string>(), e["name"].get<std::string>());
+    }
+  }
+
+  RETURN_IF_ERROR(tx.Insert("issue", json{{"id", id},
+                                          {"title", title},
+                                          {"status", status},
+                                          {"priority", priority},
+                                          {"ownerId", owner_id},
+                                          {"createdAt", created_at},
+                                          {"updatedAt", created_at}}));
+  if (description) {
+    RETURN_IF_ERROR(tx.Insert("comment", json{{"id", description->first},
+                                              {"issueId", id},
+                                              {"authorId", owner_id},
+                                              {"body", description->second},
+                                              {"createdAt", created_at}}));
+  }
+  for (const auto& [tag_id, name] : tags) {
+    RETURN_IF_ERROR(tx.Insert("tag", json{{"id", tag_id}, {"issueId", id}, {"name", name}}));
+  }
+  return tx.InsertIgnore("user", json{{"id", owner_id}, {"name", owner_name}});
+}
+
+// editTitle / setStatus / setPriority: update one string column of the issue plus updatedAt.
+absl::Status SetIssueField(bool server, absl::string_view mutator, absl::string_view field,
+                           MutationTx& tx, const json& j) {
+  Args a(mutator, j);
+  RETURN_IF_ERROR(a.CheckObject());
+  ASSIGN_OR_RETURN(std::string id, a.Id("id"));
+  ASSIGN_OR_RETURN(std::string value, a.String(field));
+  ASSIGN_OR_RETURN(json updated_at, a.Number("updatedAt"));
+  if (field == "title") RETURN_IF_ERROR(RejectBlank(server, mutator, "title", value));
+  return tx.Update("issue",
+                   json{{"id", id}, {std::string(field), value}, {"updatedAt", updated_at}});
+}
+
+absl::Status SetOwner(MutationTx& tx, const json& j) {
+  Args a("setOwner", j);
+  RETURN_IF_ERROR(a.CheckObject());
+  ASSIGN_OR_RETURN(std::string id, a.Id("id"));
+  ASSIGN_OR_RETURN(std::string owner_id, a.Id("ownerId"));
+  ASSIGN_OR_RETURN(json updated_at, a.Number("updatedAt"));
+  if (a.Has("ownerName")) {
+    ASSIGN_OR_RETURN(std::string owner_name, a.String("ownerName"));
+    RETURN_IF_ERROR(tx.InsertIgnore("user", json{{"id", owner_id}, {"name", owner_name}}));
+  }
+  return tx.Update("issue", json{{"id", id}, {"ownerId", owner_id}, {"updatedAt", updated_at}});
+}
+
+absl::Status AddTag(MutationTx& tx, const json& j) {
+  Args a("addTag", j);
+  RETURN_IF_ERROR(a.CheckObject());
+  ASSIGN_OR_RETURN(std::string id, a.Id("id"));
+  ASSIGN_OR_RETURN(std::string issue_id, a.Id("issueId"));
+  ASSIGN_OR_RETURN(std::string name, a.String("name"));
+  RETURN_IF_ERROR(RequireIssue(tx, "addTag", issue_id));
+  return tx.Insert("tag", json{{"id", id}, {"issueId", issue_id}, {"name", name}});
+}
+
+absl::Status RemoveTag(MutationTx& tx, const json& j) {
+  Args a("removeTag", j);
+  RETURN_IF_ERROR(a.CheckObject());
+  ASSIGN_OR_RETURN(std::string id, a.Id("id"));
+  return tx.Delete("tag", json{{"id", id}});
+}
+
+absl::Status AddComment(bool server, MutationTx& tx, const json& j) {
+  Args a("addComment", j);
+  RETURN_IF_ERROR(a.CheckObject());
+  ASSIGN_OR_RETURN(std::string id, a.Id("id"));
+  ASSIGN_OR_RETURN(std::string issue_id, a.Id("issueId"));
+  ASSIGN_OR_RETURN(std::string author_id, a.Id("authorId"));
+  ASSIGN_OR_RETURN(std::string body, a.String("body"));
+  ASSIGN_OR_RETURN(json created_at, a.Number("createdAt"));
+  RETURN_IF_ERROR(RejectBlank(server, "addComment", "body", body));
+  RETURN_IF_ERROR(RequireIssue(tx, "addComment", issue_id));
+  return tx.Insert("comment", json{{"id", id},
+                                   {"issueId", issue_id},
+                                   {"authorId", author_id},
+                                   {"body", body},
+                                   {"createdAt", created_at}});
+}
+
+absl::Status EditComment(bool server, MutationTx& tx, const json& j) {
+  Args a("editComment", j);
+  RETURN_IF_ERROR(a.CheckObject());
+  ASSIGN_OR_RETURN(std::string id, a.Id("id"));
+  ASSIGN_OR_RETURN(std::string body, a.String("body"));
+  RETURN_IF_ERROR(RejectBlank(server, "editComment", "body", body));
+  return tx.Update("comment", json{{"id", id}, {"body", body}});
+}
+
+// Deletes every row of `table` whose issueId is `issue_id` (id column `id_col`).
+absl::Status DeleteChildren(MutationTx& tx, const std::string& table, int id_col,
+                            const std::string& issue_id) {
+  ASSIGN_OR_RETURN(std::vector<TreeNode> rows, tx.Query(ChildrenOf(table, issue_id)));
+  std::vector<std::string> ids;
+  for (const TreeNode& node : rows) {
+    if (node.row == nullptr || static_cast<int>(node.row->size()) <= id_col ||
+        !(*node.row)[id_col].is_string()) {
+      return absl::InternalError(absl::StrCat("deleteIssue: query of ", table,
+                                              " returned a row without a string id"));
+    }
+    ids.push_back((*node.row)[id_col].as_string());
+  }
+  std::sort(ids.begin(), ids.end());  // deterministic write order whatever the query order
+  for (const std::string& id : ids) RETURN_IF_ERROR(tx.Delete(table, json{{"id", id}}));
+  return absl::OkStatus();
+}
+
+absl::Status DeleteIssue(MutationTx& tx, const json& j) {
+  Args a("deleteIssue", j);
+  RETURN_IF_ERROR(a.CheckObject());
+  ASSIGN_OR_RETURN(std::string id, a.Id("id"));
+  RETURN_IF_ERROR(DeleteChildren(tx, "comment", kCommentId, id));
+  RETURN_IF_ERROR(DeleteChildren(tx, "tag", kTagId, id));
+  return tx.Delete("issue", json{{"id", id}});
+}
+
+absl::Status BumpPriority(MutationTx& tx, const json& j) {
+  Args a("bumpPriority", j);
+  RETURN_IF_ERROR(a.CheckObject());
+  ASSIGN_OR_RETURN(std::string id, a.Id("id"));
+  ASSIGN_OR_RETURN(json updated_at, a.Number("updatedAt"));
+  ASSIGN_OR_RETURN(std::optional<KeyedRow> row, tx.GetRow("issue", json{{"id", id}}));
+  if (!row) {
+    return absl::NotFoundError(
+        absl::StrCat("mutator bumpPriority: issue \"", id, "\" does not exist"));
+  }
+  const json current = row->contains("priority") ? (*row)["priority"] : json();
+  const std::vector<std::string>& ladder = PriorityLadder();
+  auto it = current.is_string() ? std::find(ladder.begin(), ladder.end(),
+                                            current.get<std::string>())
+                                : ladder.end();
+  if (it == ladder.end()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "mutator bumpPriority: issue \"", id, "\" has priority ", current.dump(),
+        ", not one of low, medium, high, urgent"));
+  }
+  if (std::next(it) == ladder.end()) return absl::OkStatus();  // urgent stays: nothing written
+  return tx.Update("issue", json{{"id", id}, {"priority", *std::next(it)}, {"updatedAt", updated_at}});
+}
+
+std::map<std::string, Mutator> MakeMutators(bool server) {
+  std::map<std::string, Mutator> m;
+  m["createIssue"] = [server](MutationTx& tx, const json& a) { return CreateIssue(server, tx, a); };
+  m["editTitle"] = [server](MutationTx& tx, const json& a) {
+    return SetIssueField(server, "editTitle", "title", tx, a);
+  };
+  m["setStatus"] = [server](MutationTx& tx, const json& a) {
+    return SetIssueField(server, "setStatus", "status", tx, a);
+  };
+  m["setPriority"] = [server](MutationTx& tx, const json& a) {
+    return SetIssueField(server, "setPriority", "priority", tx, a);
+  };
+  m["setOwner"] = [](MutationTx& tx, const json& a) { return SetOwner(tx, a); };
+  m["addTag"] = [](MutationTx& tx, const json& a) { return AddTag(tx, a); };
+  m["removeTag"] = [](MutationTx& tx, const json& a) { return RemoveTag(tx, a); };
+  m["addComment"] = [server](MutationTx& tx, const json& a) { return AddComment(server, tx, a); };
+  m["editComment"] = [server](MutationTx& tx, const json& a) { return EditComment(server, tx, a); };
+  m["deleteIssue"] = [](MutationTx& tx, const json& a) { return DeleteIssue(tx, a); };
+  m["bumpPriority"] = [](MutationTx& tx, const json& a) { return BumpPriority(tx, a); };
+  return m;
+}
+
+}  // namespace
+
+const std::vector<std::string>& PriorityLadder() {
+  static const std::vector<std::string>* const kLadder =
+      new std::vector<std::string>{"low", "medium", "high", "urgent"};
+  return *kLadder;
+}
+
+std::vector<std::string> WorkloadMutatorNames() {
+  std::vector<std::string> names;
+  for (const auto& [name, m] : MakeMutators(false)) names.push_back(name);
+  return names;
+}
+
+std::map<std::string, Mutator> ClientMutators() { return MakeMutators(false); }
+std::map<std::string, Mutator> ServerMutators() { return MakeMutators(true); }
+
+}  // namespace rindle::sim

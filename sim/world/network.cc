@@ -1,0 +1,146 @@
+#include "sim/world/network.h"
+
+#include <algorithm>
+
+#include "base/check.h"
+
+namespace rindle::sim {
+
+Network::Network(EventQueue* queue, Rng rng, NetworkConfig config,
+                 std::map<std::string, int64_t>* counters)
+    : queue_(queue), rng_(rng), origin_(rng), config_(config), counters_(counters) {
+  RINDLE_CHECK(queue_ != nullptr);
+  RINDLE_CHECK(counters_ != nullptr);
+  RINDLE_CHECK_GE(config_.latency_ms_min, 0);
+  RINDLE_CHECK_LE(config_.latency_ms_min, config_.latency_ms_max);
+  RINDLE_CHECK_LE(config_.push_loss_per_mille, 1000u);
+  RINDLE_CHECK_LE(config_.push_dup_per_mille, 1000u);
+  RINDLE_CHECK_LE(config_.ack_loss_per_mille, 1000u);
+}
+
+Network::PathKey Network::Key(const std::string& client, std::string_view source) {
+  RINDLE_CHECK_MSG(!client.empty(), "a network path needs a client");
+  RINDLE_CHECK_MSG(IsDaemonSource(source) || IsRoomSource(source),
+                   "malformed source key \"" + std::string(source) + "\"");
+  return {client, std::string(source)};
+}
+
+int64_t Network::Latency(Rng& rng, const NetworkConfig& config) {
+  return rng.Range(config.latency_ms_min, config.latency_ms_max);
+}
+
+Rng& Network::StreamOf(const std::string& source) {
+  if (IsDaemonSource(source)) return rng_;
+  auto it = streams_.find(source);
+  if (it == streams_.end()) {
+    it = streams_.emplace(source, origin_.Fork("endpoint/" + source)).first;
+  }
+  return it->second;
+}
+
+void Network::Connect(const std::string& client, std::string_view source) {
+  Link& l = links_[Key(client, source)];
+  ++l.epoch;
+  l.up = true;
+}
+
+void Network::Break(const std::string& client, std::string_view source) {
+  Link& l = links_[Key(client, source)];
+  if (!l.up) return;
+  ++l.epoch;
+  l.up = false;
+}
+
+bool Network::up(const std::string& client, std::string_view source) const {
+  auto it = links_.find(Key(client, source));
+  return it != links_.end() && it->second.up;
+}
+
+int64_t Network::epoch(const std::string& client, std::string_view source) const {
+  auto it = links_.find(Key(client, source));
+  return it == links_.end() ? 0 : it->second.epoch;
+}
+
+bool Network::Partitioned(const PathKey& key) const {
+  auto it = links_.find(key);
+  return it != links_.end() && it->second.partitioned_until_ms > queue_->now_ms();
+}
+
+bool Network::partitioned(const std::string& client, std::string_view source) const {
+  return Partitioned(Key(client, source));
+}
+
+void Network::SendOrdered(const PathKey& key, bool to_server, std::function<void()> deliver) {
+  RINDLE_CHECK(deliver != nullptr);
+  Link& l = links_[key];
+  if (!l.up) return;
+  int64_t& last_ms = to_server ? l.last_to_server_ms : l.last_to_client_ms;
+  const int64_t at = std::max(last_ms, queue_->now_ms() + Latency(StreamOf(key.second), config_));
+  last_ms = at;
+  const int64_t epoch = l.epoch;
+  queue_->ScheduleAt(at, [this, key, epoch, deliver = std::move(deliver)] {
+    if (links_[key].epoch != epoch) return;  // the link broke in flight
+    deliver();
+  });
+}
+
+void Network::SendToServer(const std::string& client, std::string_view source,
+                           std::function<void()> deliver) {
+  SendOrdered(Key(client, source), /*to_server=*/true, std::move(deliver));
+}
+
+void Network::SendToClient(const std::string& client, std::string_view source,
+                           std::function<void()> deliver) {
+  SendOrdered(Key(client, source), /*to_server=*/false, std::move(deliver));
+}
+
+void Network::Push(const std::string& client, std::string_view source,
+                   std::function<bool()> deliver, std::function<void()> ack) {
+  RINDLE_CHECK(deliver != nullptr);
+  RINDLE_CHECK(ack != nullptr);
+  const PathKey key = Key(client, source);
+  Rng* rng = &StreamOf(key.second);  // std::map: the reference outlives later insertions
+  int copies = 1;
+  if (Partitioned(key) || rng->Chance(config_.push_loss_per_mille, 1000)) {
+    Count("fault.push_lost");
+    copies = 0;
+  } else if (rng->Chance(config_.push_dup_per_mille, 1000)) {
+    Count("fault.push_duplicated");
+    copies = 2;
+  }
+  for (int i = 0; i < copies; ++i) {
+    queue_->Schedule(Latency(*rng, config_), [this, key, rng, deliver, ack] {
+      if (Partitioned(key)) {
+        Count("fault.push_lost");
+        return;
+      }
+      if (!deliver()) return;
+      if (rng->Chance(config_.ack_loss_per_mille, 1000) || Partitioned(key)) {
+        Count("fault.ack_lost");
+        return;
+      }
+      queue_->Schedule(Latency(*rng, config_), [this, key, ack] {
+        if (Partitioned(key)) return;
+        ack();
+      });
+    });
+  }
+}
+
+void Network::Partition(const std::string& client, std::string_view source,
+                        int64_t duration_ms) {
+  RINDLE_CHECK_GE(duration_ms, 0);
+  const PathKey key = Key(client, source);
+  Link& l = links_[key];
+  l.partitioned_until_ms = std::max(l.partitioned_until_ms, queue_->now_ms() + duration_ms);
+  Break(client, source);
+}
+
+void Network::Heal() {
+  config_.push_loss_per_mille = 0;
+  config_.push_dup_per_mille = 0;
+  config_.ack_loss_per_mille = 0;
+  for (auto& [key, l] : links_) l.partitioned_until_ms = -1;
+}
+
+}  // namespace rindle::sim

@@ -1,0 +1,124 @@
+// network.h — the simulated network between clients and the authorities (SPEC §2.4). Holds
+// state: per-PATH link epochs, the last delivery time of each ordered direction, and partitions.
+//
+// A path is (client, authority source key) (base/source_key.h): each client has one duplex
+// LINK (a websocket) and one push channel per authority endpoint it talks to. Today the daemon
+// (kDaemonSource) is the only endpoint, and the client-only methods are the daemon path.
+// On a link, messages in each direction arrive in send order, each after
+// latency_ms_min..latency_ms_max of virtual time, and only while the link's epoch is unchanged —
+// a Break() loses everything in flight both ways. The PUSH path is a request channel: each push
+// travels independently (so pushes overtake each other), and may be lost, duplicated, or have
+// its acknowledgement lost, with per-mille rates drawn from the seed. A partition makes one path
+// unreachable (link down, pushes and acks lost) until it ends; other paths of the same client
+// are unaffected. Messages are closures run at delivery time on the event queue.
+//
+// Randomness: all from the Rng handed in; all time from the EventQueue. The daemon's paths draw
+// latency, loss and duplication from that Rng itself, in call order (so the daemon-only network
+// draws exactly what it always did); every other source draws from its own stream, forked off
+// the Rng as it was at construction with purpose "endpoint/<source key>", so adding a room never
+// reshuffles the daemon's draws. Preconditions (a malformed source key, an empty closure, a
+// negative duration, a config with min > max) are CHECKs; a message on a down link is dropped.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "base/source_key.h"
+#include "sim/world/event_queue.h"
+#include "base/rng.h"
+
+namespace rindle::sim {
+
+struct NetworkConfig {
+  int64_t latency_ms_min = 1;    // virtual ms
+  int64_t latency_ms_max = 40;   // virtual ms (jitter = max - min)
+  uint32_t push_loss_per_mille = 0;
+  uint32_t push_dup_per_mille = 0;
+  uint32_t ack_loss_per_mille = 0;
+};
+
+class Network {
+ public:
+  Network(EventQueue* queue, Rng rng, NetworkConfig config,
+          std::map<std::string, int64_t>* counters);
+
+  // ---- keyed by path: (client, authority endpoint source key) ----
+
+  // Link lifecycle. Connect() opens a fresh epoch (the link is up); Break() closes it.
+  void Connect(const std::string& client, std::string_view source);
+  void Break(const std::string& client, std::string_view source);
+  bool up(const std::string& client, std::string_view source) const;
+  int64_t epoch(const std::string& client, std::string_view source) const;
+
+  // Ordered link messages; dropped when the link is down at send time or breaks before arrival.
+  void SendToServer(const std::string& client, std::string_view source,
+                    std::function<void()> deliver);
+  void SendToClient(const std::string& client, std::string_view source,
+                    std::function<void()> deliver);
+
+  // A push request: `deliver` runs at the authority (maybe twice, maybe never); it returns true
+  // when the authority acknowledges, and then `ack` runs at the client unless the ack is lost.
+  void Push(const std::string& client, std::string_view source, std::function<bool()> deliver,
+            std::function<void()> ack);
+
+  // Partition the path until now + duration_ms: its link breaks and pushes/acks are lost.
+  void Partition(const std::string& client, std::string_view source, int64_t duration_ms);
+  bool partitioned(const std::string& client, std::string_view source) const;
+
+  // ---- the daemon path (client, kDaemonSource): today's callers ----
+  void Connect(const std::string& client) { Connect(client, kDaemonSource); }
+  void Break(const std::string& client) { Break(client, kDaemonSource); }
+  bool up(const std::string& client) const { return up(client, kDaemonSource); }
+  int64_t epoch(const std::string& client) const { return epoch(client, kDaemonSource); }
+  void SendToServer(const std::string& client, std::function<void()> deliver) {
+    SendToServer(client, kDaemonSource, std::move(deliver));
+  }
+  void SendToClient(const std::string& client, std::function<void()> deliver) {
+    SendToClient(client, kDaemonSource, std::move(deliver));
+  }
+  void Push(const std::string& client, std::function<bool()> deliver, std::function<void()> ack) {
+    Push(client, kDaemonSource, std::move(deliver), std::move(ack));
+  }
+  void Partition(const std::string& client, int64_t duration_ms) {
+    Partition(client, kDaemonSource, duration_ms);
+  }
+  bool partitioned(const std::string& client) const {
+    return partitioned(client, kDaemonSource);
+  }
+
+  // Faults off (the liveness phase): no more loss or duplication; every partition ends.
+  void Heal();
+  const NetworkConfig& config() const { return config_; }
+
+ private:
+  using PathKey = std::pair<std::string, std::string>;  // (client, source key)
+  struct Link {
+    int64_t epoch = 0;
+    bool up = false;
+    int64_t last_to_server_ms = 0;
+    int64_t last_to_client_ms = 0;
+    int64_t partitioned_until_ms = -1;
+  };
+  static PathKey Key(const std::string& client, std::string_view source);
+  bool Partitioned(const PathKey& key) const;
+  // The latency/loss stream of `source` (the daemon's: rng_ itself).
+  Rng& StreamOf(const std::string& source);
+  static int64_t Latency(Rng& rng, const NetworkConfig& config);
+  // One ordered direction of a link: schedules `deliver` after `*last_ms` and a fresh latency.
+  void SendOrdered(const PathKey& key, bool to_server, std::function<void()> deliver);
+  void Count(const std::string& name) { ++(*counters_)[name]; }
+
+  EventQueue* queue_;
+  Rng rng_;
+  const Rng origin_;  // rng_ at construction: the parent of every non-daemon stream
+  NetworkConfig config_;
+  std::map<std::string, int64_t>* counters_;
+  std::map<PathKey, Link> links_;
+  std::map<std::string, Rng> streams_;  // non-daemon source key → its stream
+};
+
+}  // namespace rindle::sim
