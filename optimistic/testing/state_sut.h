@@ -28,7 +28,6 @@
 #include "oracles/gate_model.h"
 #include "oracles/plain_store.h"
 #include "oracles/subscription_model.h"
-#include "properties/suites/rc_check.h"
 #include "optimistic/testing/state_model.h"
 
 namespace rindle::backend_state {
