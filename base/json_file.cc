@@ -168,8 +168,8 @@ absl::StatusOr<json> ParseJsonStrict(const std::string& text, const std::string&
   } catch (const StrictError& e) {
     return absl::InvalidArgumentError(absl::StrCat(origin, ": ", e.message));
   } catch (const json::exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(origin, ": ", PathOf(tracker.frames()),
-                                                   ": not valid JSON (", e.what(), ")"));
+    return absl::InvalidArgumentError(absl::StrCat(origin, ": not valid JSON at ",
+                                                   PathOf(tracker.frames()), " (", e.what(), ")"));
   }
 }
 

@@ -11,6 +11,7 @@
 //   - text that is not one JSON document.
 // Every error is InvalidArgument (NotFound when the file cannot be opened) and reads
 //   <path>: <JSON path, e.g. $.actions[3]>: <what is wrong> (expected <what>)
+// (a syntax error: "<path>: not valid JSON at <JSON path> (<parser message>)").
 //
 // WriteFileAtomically writes a temporary file in the same folder and renames it over `path`
 // only when everything was written, so a failed or interrupted write never leaves a truncated
