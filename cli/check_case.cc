@@ -125,7 +125,12 @@ absl::StatusOr<conformance::CaseResult> RunFile(const std::string& path, bool fr
     }
     return e.status();
   }
-  return conformance::CheckPeerCase(*c, *e);
+  conformance::CaseResult result = conformance::CheckPeerCase(*c, *e);
+  if (result.input_error) {  // a malformed case: exit 2 naming the file and the JSON path
+    return absl::InvalidArgumentError(
+        StrCat(path, ": ", result.input_path, ": ", result.detail, " (step ", result.step, ")"));
+  }
+  return result;
 }
 
 }  // namespace

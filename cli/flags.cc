@@ -6,9 +6,13 @@
 #include <cstring>
 #include <limits>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "base/json_file.h"
 
 namespace rindle::sim::cli {
 namespace {
@@ -197,11 +201,30 @@ absl::StatusOr<bool> ParseOnOff(const std::string& flag, const std::string& text
 
 std::optional<std::string> CheckWritable(const std::string& flag, const std::string& path) {
   if (path.empty()) return "--" + flag + ": expected a file path, got \"\"";
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (f == nullptr) {
+  // Never opens the file: a user's file is replaced (atomically) only after the inputs were read.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      return "--" + flag + " \"" + path + "\": is a directory (expected a file path)";
+    }
+    if (::access(path.c_str(), W_OK) != 0) {
+      return "--" + flag + " \"" + path + "\": cannot open for writing: " + std::strerror(errno);
+    }
+  }
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
     return "--" + flag + " \"" + path + "\": cannot open for writing: " + std::strerror(errno);
   }
-  std::fclose(f);
+  return std::nullopt;
+}
+
+std::optional<std::string> CheckNotInput(const std::string& flag, const std::string& out,
+                                         const std::string& input_flag, const std::string& input) {
+  if (out == input || rindle::SameExistingFile(out, input)) {
+    return "--" + flag + " \"" + out + "\": is the same file as --" + input_flag +
+           " (expected a different path: writing it would destroy that file)";
+  }
   return std::nullopt;
 }
 

@@ -73,7 +73,13 @@ absl::StatusOr<int64_t> ParseDurationMs(const std::string& flag, const std::stri
 absl::StatusOr<bool> ParseOnOff(const std::string& flag, const std::string& text);
 
 // Fails early and clearly if `path` (for --flag) cannot be written: the message to show, or
-// nullopt. Creates (truncates) the file.
+// nullopt. Never opens, creates or truncates the file (outputs are written to a temporary file
+// and renamed into place after the inputs were read).
 std::optional<std::string> CheckWritable(const std::string& flag, const std::string& path);
+
+// An output path (--flag) equal to an input path (--input_flag; the same file when it exists):
+// the message to show, or nullopt.
+std::optional<std::string> CheckNotInput(const std::string& flag, const std::string& out,
+                                         const std::string& input_flag, const std::string& input);
 
 }  // namespace rindle::sim::cli

@@ -11,6 +11,22 @@
 #include "sim/scenario/scenario.h"
 
 namespace rindle::sim::cli {
+namespace {
+
+// The *.json files directly in `dir`, sorted; sets `ec` when the folder cannot be listed.
+std::vector<std::string> ScenarioFilesIn(const std::string& dir, std::error_code& ec) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> found;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".json" && !entry.is_directory()) {
+      found.push_back(entry.path().string());
+    }
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+}  // namespace
 
 int RunReplay(const std::vector<std::string>& paths) {
   namespace fs = std::filesystem;
@@ -53,18 +69,16 @@ int RunReplay(const std::vector<std::string>& paths) {
   for (const std::string& path : paths) {
     std::error_code ec;
     if (fs::is_directory(path, ec)) {
-      std::vector<std::string> found;
-      for (const fs::directory_entry& entry : fs::directory_iterator(path, ec)) {
-        if (entry.path().extension() == ".json" && !entry.is_directory()) {
-          found.push_back(entry.path().string());
-        }
-      }
+      const std::vector<std::string> found = ScenarioFilesIn(path, ec);
       if (ec) {
         error(path, "cannot list directory: " + ec.message());
         continue;
       }
-      std::sort(found.begin(), found.end());
-      if (found.empty()) std::printf("note: %s holds no *.json scenario files\n", path.c_str());
+      if (found.empty()) {  // an empty corpus proves nothing: an error, never a green replay
+        ++files;
+        error(path, "holds no *.json scenario files (expected a folder of scenario files)");
+        continue;
+      }
       for (const std::string& file : found) replay_file(file);
     } else if (fs::exists(path, ec)) {
       replay_file(path);

@@ -6,8 +6,10 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "base/json_file.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/help.h"
@@ -70,8 +72,42 @@ std::optional<int> ReadScenario(const ParsedArgs& p, RunOptions& options, Scenar
   return std::nullopt;
 }
 
+// An output file the run writes: first to `temp` beside `path`, renamed into place after the run.
+struct PendingOutput {
+  std::string temp;
+  std::string path;
+};
+
+// No output path is the --scenario input or another output. The message, or nullopt.
+std::optional<std::string> CheckOutputPaths(const ParsedArgs& p) {
+  std::vector<std::pair<std::string, std::string>> seen;  // (flag, path)
+  if (auto in = p.get("scenario")) seen.emplace_back("scenario", *in);
+  for (const char* flag : {"emit-scenario", "trace", "timeline"}) {
+    auto out = p.get(flag);
+    if (!out) continue;
+    if (auto err = CheckWritable(flag, *out)) return err;
+    for (const auto& [other_flag, other] : seen) {
+      if (auto err = CheckNotInput(flag, *out, other_flag, other)) return err;
+    }
+    seen.emplace_back(flag, *out);
+  }
+  return std::nullopt;
+}
+
+// `path` for --flag becomes a temporary beside it (created now), committed after the run.
+std::optional<int> Pend(const std::string& flag, const std::string& path, std::string& option,
+                        std::vector<PendingOutput>& pending) {
+  absl::StatusOr<std::string> temp = CreateTempFileFor(path);
+  if (!temp.ok()) return Usage("run", "--" + flag + ": " + std::string(temp.status().message()));
+  pending.push_back({*temp, path});
+  option = *temp;
+  return std::nullopt;
+}
+
 // --max-steps, --trace, --timeline, --note, --emit-scenario (written now). Exit code on error.
-std::optional<int> ReadOutputs(const ParsedArgs& p, RunOptions& options, Scenario& scenario) {
+std::optional<int> ReadOutputs(const ParsedArgs& p, RunOptions& options, Scenario& scenario,
+                               std::vector<PendingOutput>& pending) {
+  if (auto err = CheckOutputPaths(p)) return Usage("run", *err);
   if (auto k = p.get("max-steps")) {
     absl::StatusOr<int64_t> n =
         ParseIntInRange("max-steps", *k, 1, std::numeric_limits<int64_t>::max());
@@ -79,24 +115,35 @@ std::optional<int> ReadOutputs(const ParsedArgs& p, RunOptions& options, Scenari
     options.max_steps = *n;
     scenario.max_steps.reset();
   }
-  if (auto trace = p.get("trace")) {
-    if (auto err = CheckWritable("trace", *trace)) return Usage("run", *err);
-    options.trace_path = *trace;
-  }
-  if (auto timeline = p.get("timeline")) {
-    if (auto err = CheckWritable("timeline", *timeline)) return Usage("run", *err);
-    options.timeline_path = *timeline;
-  }
   if (auto note = p.get("note")) scenario.note = *note;
   if (auto emit = p.get("emit-scenario")) {
-    if (auto err = CheckWritable("emit-scenario", *emit)) return Usage("run", *err);
     if (absl::Status s = WriteScenarioFile(scenario, *emit); !s.ok()) {
       std::fprintf(stderr, "rindle-sim run: --emit-scenario: %s\n",
                    std::string(s.message()).c_str());
       return 2;
     }
   }
+  if (auto trace = p.get("trace")) {
+    if (auto code = Pend("trace", *trace, options.trace_path, pending)) return code;
+  }
+  if (auto timeline = p.get("timeline")) {
+    if (auto code = Pend("timeline", *timeline, options.timeline_path, pending)) return code;
+  }
   return std::nullopt;
+}
+
+// Renames every pending output into place (or removes its temporary). Exit code on error.
+std::optional<int> CommitOutputs(const std::vector<PendingOutput>& pending, RunOptions& options) {
+  std::optional<int> code;
+  for (const PendingOutput& out : pending) {
+    if (absl::Status s = CommitTempFile(out.temp, out.path); !s.ok() && !code) {
+      std::fprintf(stderr, "rindle-sim run: %s\n", std::string(s.message()).c_str());
+      code = 2;
+    }
+    if (options.trace_path == out.temp) options.trace_path = out.path;
+    if (options.timeline_path == out.temp) options.timeline_path = out.path;
+  }
+  return code;
 }
 
 // The run; an exception escaping it is the run's crash, not the binary's.
@@ -152,9 +199,14 @@ int RunCommand(const std::vector<std::string>& args) {
   RunOptions options;
   Scenario scenario;
   if (auto code = ReadScenario(*parsed, options, scenario)) return *code;
-  if (auto code = ReadOutputs(*parsed, options, scenario)) return *code;
+  std::vector<PendingOutput> pending;
+  if (auto code = ReadOutputs(*parsed, options, scenario, pending)) {
+    for (const PendingOutput& out : pending) std::remove(out.temp.c_str());
+    return *code;
+  }
   if (parsed->has("steps")) std::fputs(ScenarioSteps(scenario).c_str(), stdout);
   const RunResult r = RunGuarded(scenario, options);
+  if (auto code = CommitOutputs(pending, options)) return *code;
   PrintResult(r, options, *parsed);
   return r.ok ? 0 : 1;
 }

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_format.h"
 #include "base/str_util.h"
+#include "cli/flags.h"
 #include "cli/worker.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_generator.h"
@@ -122,6 +123,12 @@ void PrintShrunk(const Scenario& original, const ShrinkResult& result, const std
 
 int RunShrinkCommand(const ShrinkCommandOptions& options, std::string* written) {
   const auto start = Clock::now();
+  if (!options.out_path.empty() && !options.seed) {
+    if (auto err = CheckNotInput("out", options.out_path, "scenario", options.scenario_path)) {
+      std::fprintf(stderr, "rindle-sim shrink: %s\n", err->c_str());
+      return 2;
+    }
+  }
   std::optional<Scenario> original = OriginalScenario(options);
   if (!original) return 2;
   if (options.max_steps > 0) original->max_steps = options.max_steps;

@@ -10,8 +10,11 @@
 //      result was wrong there), the recorded fresh `requery` — compared by projection: every
 //      column the requery presents must match, columns it omits (sort columns outside `select`)
 //      are not compared, row counts and order must match.
-// The first failing step ends the case. An engine error (a rejected AST, a rejected write, an
-// event that does not fold) fails that step with the error. Never throws.
+// The first failing step ends the case. The engine refusing the case's initial rows or its AST
+// (anything but Unimplemented: a duplicate pk, a table the schema lacks) is an input error
+// (CaseResult::input_error with the JSON path "$.rows" or "$.ast"); an unsupported feature, a
+// refused write (the real engine recorded it) or an event that does not fold fails that step
+// with the error. Never throws.
 // Source: fixtures/README.md ("rindle-wasm/ cases"); issue 3 "Conformance suites".
 #pragma once
 

@@ -17,6 +17,11 @@ struct CaseResult {
   std::string step;        // first failing step; "" when ok
   std::string detail;      // why it failed; "" when ok
   int steps_checked = 0;   // steps compared (hydrate + each txn / push)
+  // The engine refused the case's own initial rows or AST (a duplicate pk, a table the schema
+  // lacks): a malformed case, reported as an input error (exit 2), not a conformance failure.
+  // `input_path` is the JSON path of that input ("$.rows" or "$.ast").
+  bool input_error = false;
+  std::string input_path;
 };
 
 }  // namespace rindle::conformance

@@ -4,12 +4,12 @@
 // scenario_steps.cc, the kinds scenario_kinds.cc.
 #include "sim/scenario/scenario.h"
 
-#include <fstream>
-#include <sstream>
 #include <utility>
 #include <vector>
 
+#include "base/json_file.h"
 #include "base/str_util.h"
+#include "properties/property_names.h"
 #include "sim/scenario/scenario_json_read.h"
 #include "sim/scenario/scenario_json_reader.h"
 
@@ -65,7 +65,12 @@ absl::Status ReadExpectation(const ObjectReader& r, const std::string& origin, S
     return FieldError(origin, "expect", "\"pass\" or \"fail\"", expect);
   }
   if (const json* it = r.Find("property")) {
-    if (!it->is_string()) return FieldError(origin, "property", "a property name string", it);
+    if (!it->is_string() || !props::IsKnownPropertyName(it->get<std::string>())) {
+      return FieldError(origin, "property",
+                        StrCat("a known property name (one of ", props::KnownPropertyNamesText(),
+                               ")"),
+                        it);
+    }
     s.property = it->get<std::string>();
   }
   if (s.expect == Scenario::Expect::kFail && s.property.empty()) {
@@ -142,18 +147,10 @@ absl::StatusOr<Scenario> ScenarioFromJson(const json& doc, const std::string& or
 }
 
 absl::StatusOr<Scenario> LoadScenario(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(StrCat(path, ": cannot open scenario file"));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(StrCat(path, ": read error"));
-  json doc;
-  try {
-    doc = json::parse(text.str());
-  } catch (const json::exception& e) {
-    return absl::InvalidArgumentError(StrCat(path, ": not valid JSON: ", e.what()));
-  }
-  return ScenarioFromJson(doc, path);
+  // Size, file kind, nesting and duplicate keys are refused by the shared reader.
+  absl::StatusOr<json> doc = ReadJsonFile(path);
+  if (!doc.ok()) return doc.status();
+  return ScenarioFromJson(*doc, path);
 }
 
 }  // namespace rindle::sim

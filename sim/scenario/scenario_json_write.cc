@@ -1,11 +1,11 @@
 // scenario_json_write.cc — the writer half of scenario.h: ScenarioToJson (the canonical form
 // LoadScenario accepts), its element writers, and WriteScenarioFile's diffable layout.
-#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "base/check.h"
+#include "base/json_file.h"
 #include "base/str_util.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_kinds.h"
@@ -172,13 +172,8 @@ json ScenarioToJson(const Scenario& s) {
 }
 
 absl::Status WriteScenarioFile(const Scenario& scenario, const std::string& path) {
-  const std::string out = FormatScenarioFile(ScenarioToJson(scenario));
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
-  if (!f) return absl::UnavailableError(StrCat(path, ": cannot open for writing"));
-  f << out;
-  f.flush();
-  if (!f) return absl::DataLossError(StrCat(path, ": write failed"));
-  return absl::OkStatus();
+  // A temporary file renamed into place: a failed write never leaves a truncated file.
+  return WriteFileAtomically(path, FormatScenarioFile(ScenarioToJson(scenario)));
 }
 
 }  // namespace rindle::sim

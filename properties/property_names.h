@@ -1,0 +1,40 @@
+// property_names.h — the one list of property names a run can report (RunResult::property):
+// every family's violations (families.h), the runner's own verdicts (setup, liveness, workload,
+// nondeterminism) and the worker's crash. A scenario's "property" must be one of them (an
+// unknown name is a typo that could never match, so "expect": "fail" would never pass).
+// property_names_test.cc checks that every name the source reports is listed here.
+#pragma once
+
+#include <array>
+#include <string>
+#include <string_view>
+
+namespace rindle::props {
+
+inline constexpr std::array<std::string_view, 24> kPropertyNames = {
+    "authority-health", "authority-model", "client-health",   "convergence",
+    "crash",            "events==view",    "flush-on-enqueue", "fold",
+    "fold-wire",        "gapless-mids",    "gate-model",      "head==sync+pending",
+    "liveness",         "local-rows",      "local-tables",    "no-lost-writes",
+    "nondeterminism",   "pending-axis",    "replay-order",    "result-type",
+    "setup",            "superseded-epoch", "view==fresh",    "workload",
+};
+
+inline bool IsKnownPropertyName(std::string_view name) {
+  for (std::string_view known : kPropertyNames) {
+    if (known == name) return true;
+  }
+  return false;
+}
+
+// "a, b, ..." for error messages.
+inline std::string KnownPropertyNamesText() {
+  std::string out;
+  for (std::string_view known : kPropertyNames) {
+    if (!out.empty()) out += ", ";
+    out += known;
+  }
+  return out;
+}
+
+}  // namespace rindle::props
