@@ -1,7 +1,9 @@
 // campaign.cc — see campaign.h.
 #include "cli/campaign.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,6 +35,10 @@ namespace {
 volatile std::sig_atomic_t g_interrupted = 0;
 
 void OnSigint(int) { g_interrupted = 1; }
+
+RunFlags RunFlagsOf(const CampaignOptions& options) {
+  return RunFlags{options.max_steps, options.swarm};
+}
 
 // Walks the seeds of [first, last] on the shard, in increasing order, without overflow.
 class SeedCursor {
@@ -71,78 +77,124 @@ class SeedCursor {
 };
 
 
-// The results file read for --resume: its results by seed, the byte length of its complete
-// lines (a torn last line — no newline, from a kill mid-write — lies beyond it), and the line
-// numbers of complete lines that are not results (corruption: --resume refuses those).
-struct PriorResults {
-  std::map<uint64_t, RunResult> by_seed;
-  uintmax_t clean_size = 0;
-  bool torn_tail = false;
-  std::vector<size_t> bad_lines;
-};
-
-PriorResults ReadPriorResults(const std::string& path) {
-  PriorResults prior;
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return prior;
-  std::string text;
-  char buf[65536];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-  std::fclose(f);
-  size_t pos = 0, line_no = 0;
-  while (pos < text.size()) {
-    ++line_no;
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string::npos) {
-      prior.torn_tail = true;
-      break;
-    }
-    const std::string line = text.substr(pos, nl - pos);
-    pos = nl + 1;
-    prior.clean_size = pos;
-    if (line.empty()) continue;
-    absl::StatusOr<RunResult> r = ResultFromJsonLine(line);
-    if (!r.ok()) {
-      prior.bad_lines.push_back(line_no);
-      continue;
-    }
-    prior.by_seed[r->seed] = *r;
-  }
-  return prior;
-}
-
 bool InShard(uint64_t seed, const CampaignOptions& o) {
   return seed >= o.seeds.first && seed <= o.seeds.last && seed % o.shard.count == o.shard.index;
 }
 
-// The --resume read of the results file: fills `prior`, or returns the exit code (2) when the
-// file cannot be resumed over. Cuts a torn last line off (that seed runs again).
-std::optional<int> ResumeFrom(const CampaignOptions& options,
-                              std::map<uint64_t, RunResult>& prior) {
-  PriorResults read = ReadPriorResults(options.out_path);
-  if (!read.bad_lines.empty()) {
-    std::fprintf(stderr,
-                 "rindle-sim fuzz: --resume: \"%s\" has %zu line(s) that are not results "
-                 "(first: line %zu); not resuming over a corrupt file\n",
-                 options.out_path.c_str(), read.bad_lines.size(), read.bad_lines.front());
-    return 2;
+// Reads all of `fd` from offset 0; false on a read error.
+bool ReadAll(int fd, std::string* text) {
+  char buf[65536];
+  off_t at = 0;
+  while (true) {
+    const ssize_t n = ::pread(fd, buf, sizeof buf, at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) return true;
+    text->append(buf, static_cast<size_t>(n));
+    at += n;
   }
-  if (read.torn_tail) {
-    // Cut the torn line off so the file stays valid JSON lines; that seed runs again.
-    std::error_code ec;
-    std::filesystem::resize_file(options.out_path, read.clean_size, ec);
-    if (ec) {
-      std::fprintf(stderr, "rindle-sim fuzz: --resume: cannot truncate \"%s\": %s\n",
-                   options.out_path.c_str(), ec.message().c_str());
-      return 2;
+}
+
+int Refuse(const std::string& message) {
+  std::fprintf(stderr, "rindle-sim fuzz: %s\n", message.c_str());
+  return 2;
+}
+
+// The --resume read of the (locked, regular) results file `fd`: fills `prior`, or returns the
+// exit code (2) when the file cannot be resumed over. Cuts a torn last line off (that seed runs
+// again). Nothing is changed before every check passed.
+std::optional<int> ResumeFrom(const CampaignOptions& options, int fd,
+                              std::map<uint64_t, RunResult>& prior) {
+  const std::string& path = options.out_path;
+  std::string text;
+  if (!ReadAll(fd, &text)) {
+    return Refuse(absl::StrCat("--resume: cannot read \"", path, "\": ", std::strerror(errno)));
+  }
+  absl::StatusOr<ResultsFile> read = ReadResultsText(path, text);
+  if (!read.ok()) {
+    return Refuse(absl::StrCat("--resume: ", read.status().message(),
+                               "; not resuming over it"));
+  }
+  const nlohmann::json current = RunFlagsToJson(RunFlagsOf(options));
+  if (read->has_header) {
+    if (std::string why = OptionsMismatch(read->options, current); !why.empty()) {
+      return Refuse(absl::StrCat("--resume: \"", path, "\" was made under other options (", why,
+                                 "); resume with the file's options or use another --out"));
     }
   }
-  prior = std::move(read.by_seed);
+  if (read->torn_tail && ::ftruncate(fd, static_cast<off_t>(read->clean_size)) != 0) {
+    return Refuse(absl::StrCat("--resume: cannot truncate \"", path, "\": ", std::strerror(errno)));
+  }
+  prior = std::move(read->by_seed);
   std::fprintf(stderr, "rindle-sim fuzz: --resume: %zu seeds already in \"%s\"%s\n",
-               prior.size(), options.out_path.c_str(),
-               read.torn_tail ? " (a torn last line was cut off)" : "");
+               prior.size(), path.c_str(),
+               read->torn_tail ? " (a torn last line was cut off)" : "");
   return std::nullopt;
+}
+
+// Locks the results file `fd` and checks it may be written: without --resume it must be empty
+// (a campaign never appends to another's results), with --resume it is read (ResumeFrom).
+std::optional<int> CheckResultsFd(const CampaignOptions& options, int fd,
+                                  std::map<uint64_t, RunResult>& prior) {
+  const std::string& path = options.out_path;
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    return Refuse(absl::StrCat("--out \"", path, "\": ", std::strerror(errno)));
+  }
+  if (!S_ISREG(st.st_mode)) return std::nullopt;
+  // A POSIX record lock, not flock(2): it belongs to this process only, so forked workers
+  // (which inherit the descriptor) do not keep it alive after a kill -9 of the campaign. It is
+  // dropped when this process closes any descriptor of the file: nothing else here opens it.
+  struct flock lock;
+  std::memset(&lock, 0, sizeof lock);
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;  // l_start = l_len = 0: the whole file
+  if (::fcntl(fd, F_SETLK, &lock) != 0) {
+    if (errno == EACCES || errno == EAGAIN) {
+      return Refuse(absl::StrCat("--out \"", path, "\": another campaign is writing this "
+                                 "results file (it is locked); wait for it or use another --out"));
+    }
+    return Refuse(absl::StrCat("--out \"", path, "\": cannot lock: ", std::strerror(errno)));
+  }
+  if (options.resume) return ResumeFrom(options, fd, prior);
+  if (st.st_size > 0) {
+    return Refuse(absl::StrCat("--out \"", path, "\": already holds results; use --resume "
+                               "(to continue that campaign) or another --out"));
+  }
+  return std::nullopt;
+}
+
+// Opens, locks and checks the results file; on success `*out` appends to it (its header
+// written when it was empty) and `prior` holds --resume's results. The lock (fcntl F_SETLK,
+// held until the campaign closes the file or dies) keeps a second campaign off the file.
+// Non-regular files (/dev/null, a pipe) are neither locked nor read.
+std::optional<int> OpenResults(const CampaignOptions& options, std::FILE** out,
+                               std::map<uint64_t, RunResult>& prior) {
+  const std::string& path = options.out_path;
+  std::error_code ec;
+  const bool existed = std::filesystem::exists(path, ec);
+  const int fd = ::open(path.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return Refuse(absl::StrCat("--out \"", path, "\": cannot open for appending: ",
+                               std::strerror(errno)));
+  }
+  std::optional<int> refused = CheckResultsFd(options, fd, prior);
+  struct stat st;
+  if (!refused && ::fstat(fd, &st) == 0 && (!S_ISREG(st.st_mode) || st.st_size == 0)) {
+    const std::string header = DumpLine(ResultsHeader(RunFlagsOf(options))) + "\n";
+    if (::write(fd, header.data(), header.size()) != static_cast<ssize_t>(header.size())) {
+      refused = Refuse(absl::StrCat("--out \"", path, "\": write failed: ", std::strerror(errno)));
+    }
+  }
+  if (!refused) *out = ::fdopen(fd, "a");
+  if (!refused && *out == nullptr) {
+    refused = Refuse(absl::StrCat("--out \"", path, "\": ", std::strerror(errno)));
+  }
+  if (refused) {
+    ::close(fd);
+    if (!existed) std::filesystem::remove(path, ec);  // leave no file behind
+  }
+  return refused;
 }
 
 // A job: (seed, twin) with twin -1 for a single run, 0/1 for the two runs of a checked seed.
@@ -273,7 +325,9 @@ void Campaign::Record(const RunResult& r) {
   if (!recorded_.insert(r.seed).second) return;
   ++stats_.done;
   all_results_.push_back(r);
-  const std::string line = DumpLine(ResultToJson(r, /*with_counters=*/false));
+  nlohmann::json j = ResultToJson(r, /*with_counters=*/false);
+  j["options"] = RunFlagsToJson(RunFlagsOf(options_));
+  const std::string line = DumpLine(j);
   if (std::fprintf(out_, "%s\n", line.c_str()) < 0 || std::fflush(out_) != 0) {
     progress_.Clear();
     std::fprintf(stderr, "rindle-sim fuzz: --out \"%s\": write failed: %s\n",
@@ -288,7 +342,8 @@ void Campaign::Record(const RunResult& r) {
     ++stats_.failed;
     stats_.failed_seeds.push_back(r.seed);
     progress_.Clear();
-    std::printf("%s\n", FailureLine(r).c_str());
+    std::printf("%s\n  reproduce: %s\n", FailureLine(r).c_str(),
+                ReproduceCommand(r.seed, RunFlagsOf(options_)).c_str());
     std::fflush(stdout);
   }
   progress_.Update(stats_, /*force=*/false);
@@ -385,7 +440,8 @@ std::optional<int> Campaign::Run() {
 void Campaign::PrintFailedSeeds() {
   if (stats_.failed_seeds.empty()) return;
   std::sort(stats_.failed_seeds.begin(), stats_.failed_seeds.end());
-  std::printf("failed seeds (reproduce with: rindle-sim run --seed N):");
+  std::printf("failed seeds (reproduce with: %s):",
+              ReproduceCommand("N", RunFlagsOf(options_)).c_str());
   const size_t shown = std::min<size_t>(stats_.failed_seeds.size(), 50);
   for (size_t i = 0; i < shown; ++i) {
     std::printf(" %llu", static_cast<unsigned long long>(stats_.failed_seeds[i]));
@@ -422,7 +478,9 @@ void Campaign::WriteJUnitReport(double elapsed) {
   if (options_.junit_path.empty()) return;
   std::sort(all_results_.begin(), all_results_.end(),
             [](const RunResult& a, const RunResult& b) { return a.seed < b.seed; });
-  if (absl::Status s = WriteJUnit(options_.junit_path, all_results_, elapsed); !s.ok()) {
+  if (absl::Status s =
+          WriteJUnit(options_.junit_path, all_results_, elapsed, RunFlagsOf(options_));
+      !s.ok()) {
     std::fprintf(stderr, "rindle-sim fuzz: %s\n", std::string(s.message()).c_str());
     exit_code_ = 2;
   } else {
@@ -487,15 +545,8 @@ int Campaign::Report() {
 
 int RunCampaign(const CampaignOptions& options) {
   std::map<uint64_t, RunResult> prior;
-  if (options.resume) {
-    if (std::optional<int> code = ResumeFrom(options, prior)) return *code;
-  }
-  std::FILE* out = std::fopen(options.out_path.c_str(), "a");
-  if (out == nullptr) {
-    std::fprintf(stderr, "rindle-sim fuzz: --out \"%s\": cannot open for appending: %s\n",
-                 options.out_path.c_str(), std::strerror(errno));
-    return 2;
-  }
+  std::FILE* out = nullptr;
+  if (std::optional<int> code = OpenResults(options, &out, prior)) return *code;
   Campaign campaign(options, std::move(prior), out);
 
   struct sigaction sa;

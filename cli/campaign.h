@@ -11,9 +11,17 @@
 // Wall-clock time is used here only for the progress line, the budget and the summary — the
 // CLI is not simulated; every seed's run is a pure function of its seed.
 //
-// Resume (--resume): the results file is read first; every seed with a result line is neither
-// run again nor lost (its result counts in the summary and the JUnit file); a torn last line
-// (the campaign was killed mid-write) is ignored and that seed runs again.
+// Results file (result_io.h): a header line (format, version, commit and the run-changing
+// options), then one line per seed. The file is locked (fcntl) while the campaign runs: a
+// second campaign on it is refused. Without --resume an existing non-empty file is refused,
+// never appended to.
+// Resume (--resume): the results file is read first, strictly (result_io.h); a file made under
+// other run-changing options (--max-steps, --swarm) is refused, naming the option and both
+// values; every seed with a result line is neither run again nor lost (its result counts in the
+// summary and the JUnit file); a torn last line (the campaign was killed mid-write) is cut off
+// and that seed runs again.
+// Every failure is printed with its reproduce command (`rindle-sim run --seed N` plus the
+// run-changing options), as are the failed-seeds summary and the JUnit file.
 // Determinism guard: seeds with IsCheckedSeed(seed, determinism_per_million) run twice in
 // separate workers; differing digests record a failure of property "nondeterminism".
 // Auto-shrink: after the seeds, every failed seed (except nondeterminism) without a shrunk file
@@ -22,8 +30,9 @@
 // interrupted.
 //
 // Exit codes: 0 every seed passed; 1 at least one seed failed (a crashed worker counts as a
-// failure of property "crash"); 2 the results file cannot be opened or a worker cannot be
-// started; 130 interrupted (SIGINT), after printing the summary of what finished.
+// failure of property "crash"); 2 the results file cannot be opened, is locked, is refused (as
+// above) or a worker cannot be started; 130 interrupted (SIGINT), after printing the summary
+// of what finished.
 #pragma once
 
 #include <cstdint>

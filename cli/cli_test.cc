@@ -268,6 +268,7 @@ std::map<uint64_t, std::string> ResultLinesBySeed(const std::string& path, int* 
     } catch (const nlohmann::json::exception&) {
       continue;  // a torn line from the kill
     }
+    if (!j.contains("seed")) continue;  // the header
     const uint64_t seed = j["seed"].get<uint64_t>();
     if (!by_seed.emplace(seed, line).second) ++*duplicates;
   }
@@ -304,9 +305,10 @@ TEST(CliTest, ResumeCutsATornTailAndRefusesACorruptFile) {
   while (std::getline(in, line)) {
     ++lines;
     nlohmann::json j = nlohmann::json::parse(line);  // every line parses
+    if (lines == 1) continue;                         // the header
     seeds.insert(j["seed"].get<uint64_t>());
   }
-  EXPECT_EQ(lines, 4);
+  EXPECT_EQ(lines, 5);
   EXPECT_EQ(seeds, (std::set<uint64_t>{1, 2, 3, 4}));
 
   {
@@ -315,7 +317,7 @@ TEST(CliTest, ResumeCutsATornTailAndRefusesACorruptFile) {
   }
   Outcome corrupt = RunCli("fuzz --seeds 1..5 --jobs 1 --quiet --resume --out '" + out + "'");
   EXPECT_EQ(corrupt.exit_code, 2) << corrupt.output;
-  EXPECT_NE(corrupt.output.find("line 5"), std::string::npos) << corrupt.output;
+  EXPECT_NE(corrupt.output.find("line 6"), std::string::npos) << corrupt.output;
 
   Outcome same = RunCli("fuzz --seeds 1..2 --quiet --out '" + out + "' --junit '" + out + "'");
   EXPECT_EQ(same.exit_code, 2) << same.output;
@@ -338,7 +340,8 @@ TEST(CliTest, ResumeAfterSigkillLosesNothingAndRepeatsNothing) {
     _exit(127);
   }
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (Lines(ReadFile(out)).size() < 5 && std::chrono::steady_clock::now() < deadline) {
+  // The header and 5 seeds.
+  while (Lines(ReadFile(out)).size() < 6 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ::kill(pid, SIGKILL);

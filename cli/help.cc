@@ -16,6 +16,7 @@ Usage:
   rindle-sim check-case FILE|DIR...                             run recorded engine cases
   rindle-sim gen-cases --seeds A..B --out DIR                   write seeded engine cases
   rindle-sim <command> --help                                   help for one command
+  rindle-sim --version                                          version and git commit
 
 Every seed is a whole simulated deployment (authority, clients, faulty network) in virtual
 time; the same seed always gives the same run and the same trace digest.
@@ -36,15 +37,20 @@ Options:
   --jobs N         worker processes running seeds in parallel (default 1)
   --shard I/N      run only the seeds with seed % N == I (0 <= I < N), to split one
                    campaign over N machines
-  --out FILE       results file, one JSON line per seed appended the moment it finishes
-                   (default rindle-sim-results.jsonl):
-                   {seed, ok, property, step, message, digest, steps, virtual_ms}
+  --out FILE       results file (default rindle-sim-results.jsonl): a header line
+                   {rindle_results, version, commit, options}, then one JSON line per seed
+                   appended the moment it finishes: {seed, ok, property, step, message,
+                   digest, steps, virtual_ms, options}. An existing non-empty file is
+                   refused without --resume; a file another campaign is writing (locked)
+                   is refused
   --max-steps K    per-seed event budget (a run not quiescent by then fails `liveness`)
   --swarm on|off   swarm testing: each seed draws which action and fault kinds are on and
                    their rates (default on); off runs the default mix
   --resume         continue a killed campaign: seeds already in the results file are not
                    run again (and their results are kept); a torn last line is cut off
-                   (that seed runs again); other unreadable lines refuse the resume
+                   (that seed runs again); a file made under other --max-steps/--swarm, a
+                   foreign or missing header, a bad seed or a conflicting duplicate line
+                   refuse the resume (naming the line)
   --junit FILE     also write a JUnit XML summary (one testcase per seed)
   --determinism-check F
                    the fraction of seeds run twice in separate workers, comparing trace
@@ -55,8 +61,9 @@ Options:
   --shrink-time T  --auto-shrink budget per failure (default 60s)
   --quiet          no live progress line on stderr
 
-Failing seeds are printed as they are found:
+Failing seeds are printed as they are found, with the command that reproduces them:
   seed=<n> property=<name> step=<k> <message>
+    reproduce: rindle-sim run --seed <n> [--max-steps K] [--swarm off]
 A crashed run (e.g. a failed CHECK) fails its seed with property `crash`; the campaign goes on.
 At the end: seeds run/passed/failed, elapsed time, seeds/s, and the summed action and fault
 counters. Exit 0 if every seed passed, 1 if any failed, 2 on usage errors.

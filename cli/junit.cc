@@ -10,7 +10,8 @@
 
 namespace rindle::sim::cli {
 
-std::string JUnitXml(const std::vector<RunResult>& results, double elapsed_s) {
+std::string JUnitXml(const std::vector<RunResult>& results, double elapsed_s,
+                     const RunFlags& flags) {
   size_t failures = 0;
   size_t passed = 0;
   for (const RunResult& r : results) (r.ok ? passed : failures) += 1;
@@ -25,7 +26,8 @@ std::string JUnitXml(const std::vector<RunResult>& results, double elapsed_s) {
     }
     StrAppend(&cases, ">\n      <failure type=\"", XmlEscape(r.property), "\" message=\"",
               XmlEscape(r.message), "\">", XmlEscape(FailureLine(r)),
-              "\nreproduce: rindle-sim run --seed ", r.seed, "</failure>\n    </testcase>\n");
+              "\nreproduce: ",
+              XmlEscape(ReproduceCommand(r.seed, flags)), "</failure>\n    </testcase>\n");
   }
   if (summarize) {
     StrAppend(&cases, "    <testcase classname=\"rindle-sim.fuzz\" name=\"", passed,
@@ -40,10 +42,10 @@ std::string JUnitXml(const std::vector<RunResult>& results, double elapsed_s) {
 }
 
 absl::Status WriteJUnit(const std::string& path, const std::vector<RunResult>& results,
-                        double elapsed_s) {
+                        double elapsed_s, const RunFlags& flags) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   if (!f) return absl::UnavailableError(StrCat("--junit \"", path, "\": cannot open for writing"));
-  f << JUnitXml(results, elapsed_s);
+  f << JUnitXml(results, elapsed_s, flags);
   f.flush();
   if (!f) return absl::DataLossError(StrCat("--junit \"", path, "\": write failed"));
   return absl::OkStatus();

@@ -10,6 +10,7 @@
 //                                                                         (shrink_command.h)
 //   rindle-sim check-case FILE|DIR...                                     (check_case.h)
 //   rindle-sim gen-cases --seeds A..B --out DIR [--app DIR]               (check_case.h)
+//   rindle-sim --version                                                  (version.h)
 //
 // Exit codes (SPEC §5): 0 ok, 1 a property failed, 2 usage or input error.
 #include <cstdio>
@@ -22,6 +23,7 @@
 #include "cli/help.h"
 #include "cli/replay.h"
 #include "cli/shrink_command.h"
+#include "cli/version.h"
 
 namespace rindle::sim::cli {
 namespace {
@@ -104,6 +106,10 @@ int Main(int argc, char** argv) {
       return Usage("", "unknown command \"" + args[0] + "\" (expected fuzz, run, shrink, replay, check-case or gen-cases)");
     }
     return Help(kMainHelp);
+  }
+  if (command == "--version" || command == "version") {
+    std::printf("%s\n", VersionLine().c_str());
+    return 0;
   }
   if (command == "fuzz") return FuzzCommand(args);
   if (command == "run") return RunCommand(args);
