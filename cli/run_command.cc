@@ -77,7 +77,7 @@ std::optional<int> ReadOutputs(const ParsedArgs& p, RunOptions& options, Scenari
         ParseIntInRange("max-steps", *k, 1, std::numeric_limits<int64_t>::max());
     if (!n.ok()) return Usage("run", std::string(n.status().message()));
     options.max_steps = *n;
-    scenario.max_steps.reset();
+    scenario.max_steps = *n;  // carried by --emit-scenario, so the saved file reproduces the run
   }
   if (auto trace = p.get("trace")) {
     if (auto err = CheckWritable("trace", *trace)) return Usage("run", *err);
