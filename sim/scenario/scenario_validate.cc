@@ -2,16 +2,21 @@
 // reader can check. Which kinds open a view (a kNewHandle field), carry mutator args or local
 // ops, or target a client comes from the kinds table (scenario_kinds.h).
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
+#include "absl/strings/str_join.h"
 #include "base/str_util.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_json_reader.h"
 #include "sim/scenario/scenario_kinds.h"
+#include "sim/workload/mutators.h"
 
 namespace rindle::sim {
 namespace {
+
+using json = nlohmann::json;
 
 absl::Status Invalid(const std::string& origin, const std::string& rest) {
   return absl::InvalidArgumentError(StrCat(origin, ": field \"", rest));
@@ -29,6 +34,24 @@ absl::Status ValidateConfig(const ScenarioConfig& c, const std::string& origin) 
   return absl::OkStatus();
 }
 
+// A mutate / mutate_folded action's mutator and args against the declared argument table
+// (mutators.h): an unknown mutator, a missing, unknown or mistyped arg is an error naming the
+// action, the mutator and the arg — never a mutator that silently no-ops at run time.
+absl::Status ValidateMutatorCall(const ScenarioAction& a, size_t i, const std::string& origin) {
+  if (FindMutatorSignature(a.name) == nullptr) {
+    const json name = a.name;
+    return FieldError(origin, StrCat("actions[", i, "].name"),
+                      StrCat("a workload mutator (", absl::StrJoin(WorkloadMutatorNames(), ", "),
+                             ")"),
+                      &name);
+  }
+  const std::optional<ArgProblem> problem = CheckMutatorArgs(a.name, a.args);
+  if (!problem) return absl::OkStatus();
+  const std::string field = StrCat("actions[", i, "].args", problem->arg.empty() ? "" : ".",
+                                   problem->arg);
+  return FieldError(origin, field, problem->expected, problem->got ? &*problem->got : nullptr);
+}
+
 // The rules of one action that need only the action itself (and its kind's row).
 absl::Status ValidateActionShape(const ScenarioAction& a, size_t i, const std::string& origin) {
   using K = ScenarioAction::Kind;
@@ -44,6 +67,7 @@ absl::Status ValidateActionShape(const ScenarioAction& a, size_t i, const std::s
   if (ActionHasField(a.kind, FieldType::kMutatorArgs) && !a.args.is_object()) {
     return Invalid(origin, StrCat("actions[", i, "].args\": expected a JSON object"));
   }
+  if (ActionHasField(a.kind, FieldType::kMutatorArgs)) return ValidateMutatorCall(a, i, origin);
   return absl::OkStatus();
 }
 

@@ -2,10 +2,12 @@
 #include "sim/scenario/shrink.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "base/str_util.h"
+#include "sim/workload/mutators.h"
 
 namespace rindle::sim {
 namespace {
@@ -200,28 +202,61 @@ class Shrinker {
         if (FaultHasCount(f.kind)) f.count = std::max<int64_t>(1, f.count / 2);
       }
     });
-    // Per action: shorter strings, smaller integers.
+    SimplifyArgs(attempt);
+    return changed;
+  }
+
+  // Per mutate action: simpler arg values, only ones the mutator's declared arg (mutators.h)
+  // allows, as the generator could have made them — a free string shortened to its first code
+  // point, an enum moved to its simplest value (never out of its enum), an integer to 0, a bool
+  // to false. Ids and the description / tags shapes are left alone (ddmin removes actions).
+  template <class Attempt>
+  void SimplifyArgs(Attempt& attempt) {
     for (size_t i = 0; i < best_.actions.size() && !Spent(); ++i) {
-      if (best_.actions[i].kind != ScenarioAction::Kind::kMutate &&
-          best_.actions[i].kind != ScenarioAction::Kind::kMutateFolded) {
+      const ScenarioAction& action = best_.actions[i];
+      if (action.kind != ScenarioAction::Kind::kMutate &&
+          action.kind != ScenarioAction::Kind::kMutateFolded) {
         continue;
       }
-      const nlohmann::json args = best_.actions[i].args;
+      const std::string mutator = action.name;
+      const nlohmann::json args = action.args;
       for (const auto& [key, value] : args.items()) {
-        if (key == "id" || key == "issueId" || key == "ownerId" || key == "authorId") continue;
-        const std::string text = value.is_string() ? value.get<std::string>() : "";
-        if (value.is_string() && FirstCodePoint(text).size() < text.size()) {
-          attempt([&](Scenario& c) {
-            if (i < c.actions.size()) c.actions[i].args[key] = FirstCodePoint(text);
-          });
-        } else if (value.is_number_integer() && value.get<int64_t>() != 0) {
-          attempt([&](Scenario& c) {
-            if (i < c.actions.size()) c.actions[i].args[key] = 0;
-          });
-        }
+        const MutatorArg* arg = FindMutatorArg(mutator, key);
+        if (arg == nullptr) continue;
+        std::optional<nlohmann::json> simpler = SimplerValue(*arg, value);
+        if (!simpler) continue;
+        attempt([&](Scenario& c) {
+          if (i < c.actions.size()) c.actions[i].args[key] = *simpler;
+        });
       }
     }
-    return changed;
+  }
+
+  // A simpler value of `arg` than `value`, or nullopt.
+  static std::optional<nlohmann::json> SimplerValue(const MutatorArg& arg,
+                                                   const nlohmann::json& value) {
+    switch (arg.type) {
+      case ArgType::kString: {
+        if (!value.is_string()) return std::nullopt;
+        const std::string text = value.get<std::string>();
+        if (FirstCodePoint(text).size() >= text.size()) return std::nullopt;
+        return nlohmann::json(FirstCodePoint(text));
+      }
+      case ArgType::kEnum:
+        if (arg.values.empty() || value == arg.values.front()) return std::nullopt;
+        return nlohmann::json(arg.values.front());
+      case ArgType::kInt:
+        if (!value.is_number_integer() || value.get<int64_t>() == 0) return std::nullopt;
+        return nlohmann::json(0);
+      case ArgType::kBool:
+        if (value == false) return std::nullopt;
+        return nlohmann::json(false);
+      case ArgType::kId:
+      case ArgType::kDescription:
+      case ArgType::kTags:
+        return std::nullopt;
+    }
+    return std::nullopt;
   }
 
   void Report() {

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "base/status_macros.h"
+#include "base/str_util.h"
 #include "sim/workload/schema.h"
 
 namespace rindle::sim {
@@ -304,6 +305,141 @@ const std::vector<std::string>& PriorityLadder() {
   static const std::vector<std::string>* const kLadder =
       new std::vector<std::string>{"low", "medium", "high", "urgent"};
   return *kLadder;
+}
+
+namespace {
+
+MutatorArg Arg(std::string name, ArgType type, bool required = true,
+               std::vector<std::string> values = {}) {
+  return MutatorArg{std::move(name), type, required, std::move(values)};
+}
+
+std::vector<MutatorSignature> MakeSignatures() {
+  using T = ArgType;
+  const std::vector<std::string> statuses = {"backlog", "todo", "in-progress", "review", "done"};
+  const std::vector<std::string>& priorities = PriorityLadder();
+  const MutatorArg id = Arg("id", T::kId);
+  const MutatorArg updated_at = Arg("updatedAt", T::kInt);
+  std::vector<MutatorSignature> table = {
+      {"addComment",
+       {id, Arg("issueId", T::kId), Arg("authorId", T::kId), Arg("body", T::kString),
+        Arg("createdAt", T::kInt)}},
+      {"addTag", {id, Arg("issueId", T::kId), Arg("name", T::kString)}},
+      {"bumpPriority", {id, updated_at}},
+      {"createIssue",
+       {id, Arg("title", T::kString), Arg("status", T::kEnum, true, statuses),
+        Arg("priority", T::kEnum, true, priorities), Arg("ownerId", T::kId),
+        Arg("ownerName", T::kString), Arg("createdAt", T::kInt),
+        Arg("description", T::kDescription, false), Arg("tags", T::kTags, false)}},
+      {"deleteIssue", {id}},
+      {"editComment", {id, Arg("body", T::kString)}},
+      {"editTitle", {id, Arg("title", T::kString), updated_at}},
+      {"removeTag", {id}},
+      {"setOwner", {id, Arg("ownerId", T::kId), Arg("ownerName", T::kString, false), updated_at}},
+      {"setPriority", {id, Arg("priority", T::kEnum, true, priorities), updated_at}},
+      {"setStatus", {id, Arg("status", T::kEnum, true, statuses), updated_at}},
+  };
+  return table;
+}
+
+bool IsId(const json& v) { return v.is_string() && !v.get<std::string>().empty(); }
+
+// {key1: kId, key2: kString} — the shape of a description and of one tag.
+bool IsPair(const json& v, const char* id_key, const char* text_key) {
+  return v.is_object() && v.size() == 2 && v.contains(id_key) && IsId(v[id_key]) &&
+         v.contains(text_key) && v[text_key].is_string();
+}
+
+bool Fits(const MutatorArg& arg, const json& v) {
+  switch (arg.type) {
+    case ArgType::kString: return v.is_string();
+    case ArgType::kId: return IsId(v);
+    case ArgType::kInt:
+      return v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
+    case ArgType::kBool: return v.is_boolean();
+    case ArgType::kEnum:
+      return v.is_string() &&
+             std::find(arg.values.begin(), arg.values.end(), v.get<std::string>()) !=
+                 arg.values.end();
+    case ArgType::kDescription: return IsPair(v, "id", "body");
+    case ArgType::kTags:
+      return v.is_array() &&
+             std::all_of(v.begin(), v.end(), [](const json& e) { return IsPair(e, "id", "name"); });
+  }
+  return false;
+}
+
+}  // namespace
+
+const std::vector<MutatorSignature>& MutatorSignatures() {
+  static const std::vector<MutatorSignature>* const kTable =
+      new std::vector<MutatorSignature>(MakeSignatures());
+  return *kTable;
+}
+
+const MutatorSignature* FindMutatorSignature(std::string_view name) {
+  for (const MutatorSignature& s : MutatorSignatures()) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+const MutatorArg* FindMutatorArg(std::string_view mutator, std::string_view arg) {
+  const MutatorSignature* sig = FindMutatorSignature(mutator);
+  if (sig == nullptr) return nullptr;
+  for (const MutatorArg& a : sig->args) {
+    if (a.name == arg) return &a;
+  }
+  return nullptr;
+}
+
+std::string DescribeMutatorArg(const MutatorArg& arg) {
+  switch (arg.type) {
+    case ArgType::kString: return "a string";
+    case ArgType::kId: return "a non-empty id string";
+    case ArgType::kInt: return "a non-negative integer (virtual ms)";
+    case ArgType::kBool: return "true or false";
+    case ArgType::kEnum: {
+      std::string out = "one of ";
+      for (size_t i = 0; i < arg.values.size(); ++i) {
+        absl::StrAppend(&out, i == 0 ? "" : ", ", arg.values[i]);
+      }
+      return out;
+    }
+    case ArgType::kDescription: return "{\"id\": a non-empty id string, \"body\": a string}";
+    case ArgType::kTags: return "an array of {\"id\": a non-empty id string, \"name\": a string}";
+  }
+  return "?";
+}
+
+std::optional<ArgProblem> CheckMutatorArgs(std::string_view mutator, const json& args) {
+  const MutatorSignature* sig = FindMutatorSignature(mutator);
+  if (sig == nullptr) return ArgProblem{"", StrCat("a workload mutator, not ", mutator), {}};
+  if (!args.is_object()) {
+    return ArgProblem{"", StrCat("a JSON object of mutator ", mutator, "'s args"), args};
+  }
+  for (const MutatorArg& a : sig->args) {
+    const bool present = args.contains(a.name) && !args[a.name].is_null();
+    if (!present && a.required) {
+      return ArgProblem{a.name,
+                        StrCat("the required arg of mutator ", mutator, ": ",
+                                     DescribeMutatorArg(a), " (missing)"),
+                        std::nullopt};
+    }
+    if (present && !Fits(a, args[a.name])) {
+      return ArgProblem{a.name, StrCat(DescribeMutatorArg(a), " (mutator ", mutator, ")"),
+                        args[a.name]};
+    }
+  }
+  for (const auto& [key, value] : args.items()) {
+    if (FindMutatorArg(mutator, key) != nullptr) continue;
+    std::string known;
+    for (const MutatorArg& a : sig->args) absl::StrAppend(&known, known.empty() ? "" : ", ", a.name);
+    return ArgProblem{key,
+                      StrCat("no such arg: mutator ", mutator, " takes ", known),
+                      value};
+  }
+  return std::nullopt;
 }
 
 std::vector<std::string> WorkloadMutatorNames() {

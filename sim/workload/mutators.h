@@ -49,13 +49,59 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "nlohmann/json.hpp"
 #include "optimistic/mutation_tx.h"
 
 namespace rindle::sim {
+
+// The declared argument list of every workload mutator — one table (MutatorSignatures), the
+// single source for what a scenario's mutate / mutate_folded args may be: scenarios are checked
+// against it when loaded (CheckMutatorArgs, via ValidateScenario), the generators only make args
+// that fit it (tested), and the shrinker only proposes values it allows (an enum stays an enum).
+// The mutators' own parsing (above) accepts every args object that fits.
+enum class ArgType {
+  kString,       // any JSON string (blank allowed: the server twins reject blank titles/bodies)
+  kId,           // a non-empty JSON string
+  kInt,          // a non-negative JSON integer (virtual ms)
+  kBool,         // true / false
+  kEnum,         // a JSON string, one of MutatorArg::values
+  kDescription,  // {id: non-empty string, body: string}
+  kTags,         // [{id: non-empty string, name: string}, ...]
+};
+struct MutatorArg {
+  std::string name;
+  ArgType type = ArgType::kString;
+  bool required = true;             // an optional arg may be absent or null
+  std::vector<std::string> values;  // kEnum: the allowed values, the simplest first
+};
+struct MutatorSignature {
+  std::string name;
+  std::vector<MutatorArg> args;
+};
+
+// Every workload mutator's signature, sorted by name (the same names as WorkloadMutatorNames).
+const std::vector<MutatorSignature>& MutatorSignatures();
+// The signature of `name`; nullptr for an unknown mutator.
+const MutatorSignature* FindMutatorSignature(std::string_view name);
+// The declared arg `arg` of mutator `mutator`; nullptr when there is none.
+const MutatorArg* FindMutatorArg(std::string_view mutator, std::string_view arg);
+// What `arg` accepts, as an error message phrases it ("one of low, medium, high, urgent").
+std::string DescribeMutatorArg(const MutatorArg& arg);
+
+// Why an args object does not fit its mutator's signature.
+struct ArgProblem {
+  std::string arg;       // the offending arg ("" when the args are not an object)
+  std::string expected;  // what was expected, naming the mutator
+  std::optional<nlohmann::json> got;  // the value found; nullopt when the arg is missing
+};
+// Checks `args` against the signature of `mutator` (which must be known): every required arg
+// present, every present arg declared and of its type. nullopt when they fit.
+std::optional<ArgProblem> CheckMutatorArgs(std::string_view mutator, const nlohmann::json& args);
 
 // Priority ladder, lowest first: low, medium, high, urgent.
 const std::vector<std::string>& PriorityLadder();
