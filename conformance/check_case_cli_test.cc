@@ -31,11 +31,10 @@ bool Contains(const std::string& s, const std::string& needle) {
   return s.find(needle) != std::string::npos;
 }
 
-// A fresh scratch directory for one test (per process: suites of several build trees may run
-// at once).
+// A fresh scratch directory for one test, under the test's private TempDir()
+// (base/testing/test_main.cc gives every test its own).
 fs::path Scratch(const std::string& name) {
-  fs::path dir = fs::path(::testing::TempDir()) /
-                 ("check_case_cli_" + std::to_string(::getpid()) + "_" + name);
+  fs::path dir = fs::path(::testing::TempDir()) / ("check_case_cli_" + name);
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -57,8 +56,9 @@ TEST(CheckCaseCli, HelpAndUsage) {
   CommandOutcome none = Cli("check-case");
   EXPECT_EQ(none.exit_code, 2);
   EXPECT_TRUE(Contains(none.output, "expected one or more case files")) << none.output;
-  EXPECT_EQ(Cli("gen-cases --out /tmp/x").exit_code, 2);
-  CommandOutcome seeds = Cli("gen-cases --seeds 5..1 --out /tmp/x");
+  const std::string x = (fs::path(::testing::TempDir()) / "x").string();
+  EXPECT_EQ(Cli("gen-cases --out '" + x + "'").exit_code, 2);
+  CommandOutcome seeds = Cli("gen-cases --seeds 5..1 --out '" + x + "'");
   EXPECT_EQ(seeds.exit_code, 2);
   EXPECT_TRUE(Contains(seeds.output, "--seeds")) << seeds.output;
 }

@@ -68,8 +68,7 @@ TEST(NodeDifferential, OurEngineMatchesTheRealEngineOnSeededCases) {
                  << "); run scripts/install-node-deps.sh";
   }
 
-  const fs::path dir =
-      fs::path(::testing::TempDir()) / StrCat("rindle_node_differential_", ::getpid());
+  const fs::path dir = fs::path(::testing::TempDir()) / "rindle_node_differential";
   fs::remove_all(dir);
   const std::string seeds = StrCat(kFirstSeed, "..", kLastSeed);
   const auto t0 = std::chrono::steady_clock::now();

@@ -56,6 +56,98 @@ bool LooksLikeZqlDiffCase(const json& j) {
   return j.is_object() && j.contains("kind") && j.contains("input") && j.contains("expected");
 }
 
+namespace {
+
+// $.input.sources: table → {columns, primaryKeys}, into c.schema.
+absl::Status ParseSources(const json& in, const std::string& file, ZqlDiffCase& c) {
+  const json* sources = Field(in, "sources");
+  if (sources == nullptr || !sources->is_object()) {
+    return Bad(file, "$.input.sources", "an object of table → {columns, primaryKeys}", sources);
+  }
+  for (const auto& [table, src] : sources->items()) {
+    ASSIGN_OR_RETURN(TableSpec spec, SourceSpec(src, file, StrCat("$.input.sources.", table)));
+    c.schema.emplace(table, std::move(spec));
+  }
+  return absl::OkStatus();
+}
+
+// The schema entry of `table`, or an error at `path` naming `got`.
+absl::StatusOr<const TableSpec*> SpecOf(const ZqlDiffCase& c, const std::string& table,
+                                        const std::string& path, const json* got) {
+  auto it = c.schema.find(table);
+  if (it == c.schema.end()) return Bad(c.file, path, "a table of input.sources", got);
+  return &it->second;
+}
+
+// $.input.sourceContents: table → [row object], into c.rows.
+absl::Status ParseSourceContents(const json& in, const std::string& file, ZqlDiffCase& c) {
+  const json* contents = Field(in, "sourceContents");
+  if (contents == nullptr || !contents->is_object()) {
+    return Bad(file, "$.input.sourceContents", "an object of table → [row object]", contents);
+  }
+  for (const auto& [table, list] : contents->items()) {
+    const std::string path = StrCat("$.input.sourceContents.", table);
+    json tname = table;
+    ASSIGN_OR_RETURN(const TableSpec* spec, SpecOf(c, table, path, &tname));
+    if (!list.is_array()) return Bad(file, path, "an array of row objects", &list);
+    std::vector<RowValues> rows;
+    for (size_t i = 0; i < list.size(); ++i) {
+      ASSIGN_OR_RETURN(RowValues r,
+                       RowFromObject(*spec, list[i], StrCat(file, ": ", path, "[", i, "]")));
+      rows.push_back(std::move(r));
+    }
+    c.rows.emplace_back(table, std::move(rows));
+  }
+  return absl::OkStatus();
+}
+
+// One $.input.pushes[i]: [table, {type, row, oldRow?}].
+absl::StatusOr<RowOp> ParsePush(const json& p, const std::string& path, const std::string& file,
+                                const ZqlDiffCase& c) {
+  if (!p.is_array() || p.size() != 2 || !p[0].is_string() || !p[1].is_object()) {
+    return Bad(file, path, "[table, {type, row, oldRow?}]", &p);
+  }
+  RowOp op;
+  op.table = p[0].get<std::string>();
+  ASSIGN_OR_RETURN(const TableSpec* spec, SpecOf(c, op.table, StrCat(path, "[0]"), &p[0]));
+  const json* type = Field(p[1], "type");
+  if (type != nullptr && *type == "add") {
+    op.kind = RowOp::Kind::kAdd;
+  } else if (type != nullptr && *type == "remove") {
+    op.kind = RowOp::Kind::kRemove;
+  } else if (type != nullptr && *type == "edit") {
+    op.kind = RowOp::Kind::kEdit;
+  } else {
+    return Bad(file, StrCat(path, "[1].type"), "\"add\", \"remove\" or \"edit\"", type);
+  }
+  const json* row = Field(p[1], "row");
+  if (row == nullptr) return Bad(file, StrCat(path, "[1].row"), "a row object", row);
+  ASSIGN_OR_RETURN(op.row, RowFromObject(*spec, *row, StrCat(file, ": ", path, "[1].row")));
+  if (op.kind == RowOp::Kind::kEdit) {
+    const json* old = Field(p[1], "oldRow");
+    if (old == nullptr) return Bad(file, StrCat(path, "[1].oldRow"), "a row object", old);
+    ASSIGN_OR_RETURN(op.old_row,
+                     RowFromObject(*spec, *old, StrCat(file, ": ", path, "[1].oldRow")));
+  }
+  return op;
+}
+
+// $.input.pushes (push cases only), into c.pushes.
+absl::Status ParsePushes(const json& in, const std::string& file, ZqlDiffCase& c) {
+  const json* pushes = Field(in, "pushes");
+  if (pushes == nullptr || !pushes->is_array()) {
+    return Bad(file, "$.input.pushes", "an array of [table, change]", pushes);
+  }
+  for (size_t i = 0; i < pushes->size(); ++i) {
+    const std::string path = StrCat("$.input.pushes[", i, "]");
+    ASSIGN_OR_RETURN(RowOp op, ParsePush((*pushes)[i], path, file, c));
+    c.pushes.push_back(std::move(op));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<ZqlDiffCase> ParseZqlDiffCase(const json& j, const std::string& file) {
   ZqlDiffCase c;
   c.file = file;
@@ -68,78 +160,14 @@ absl::StatusOr<ZqlDiffCase> ParseZqlDiffCase(const json& j, const std::string& f
   }
   const json* in = Field(j, "input");
   if (in == nullptr || !in->is_object()) return Bad(file, "$.input", "an object", in);
-  const json* sources = Field(*in, "sources");
-  if (sources == nullptr || !sources->is_object()) {
-    return Bad(file, "$.input.sources", "an object of table → {columns, primaryKeys}", sources);
-  }
-  for (const auto& [table, src] : sources->items()) {
-    ASSIGN_OR_RETURN(TableSpec spec, SourceSpec(src, file, StrCat("$.input.sources.", table)));
-    c.schema.emplace(table, std::move(spec));
-  }
-  auto spec_of = [&](const std::string& table, const std::string& path,
-                     const json* got) -> absl::StatusOr<const TableSpec*> {
-    auto it = c.schema.find(table);
-    if (it == c.schema.end()) return Bad(file, path, "a table of input.sources", got);
-    return &it->second;
-  };
-  const json* contents = Field(*in, "sourceContents");
-  if (contents == nullptr || !contents->is_object()) {
-    return Bad(file, "$.input.sourceContents", "an object of table → [row object]", contents);
-  }
-  for (const auto& [table, list] : contents->items()) {
-    const std::string path = StrCat("$.input.sourceContents.", table);
-    json tname = table;
-    ASSIGN_OR_RETURN(const TableSpec* spec, spec_of(table, path, &tname));
-    if (!list.is_array()) return Bad(file, path, "an array of row objects", &list);
-    std::vector<RowValues> rows;
-    for (size_t i = 0; i < list.size(); ++i) {
-      ASSIGN_OR_RETURN(RowValues r,
-                       RowFromObject(*spec, list[i], StrCat(file, ": ", path, "[", i, "]")));
-      rows.push_back(std::move(r));
-    }
-    c.rows.emplace_back(table, std::move(rows));
-  }
+  RETURN_IF_ERROR(ParseSources(*in, file, c));
+  RETURN_IF_ERROR(ParseSourceContents(*in, file, c));
   const json* ast = Field(*in, "ast");
   if (ast == nullptr) return Bad(file, "$.input.ast", "a query AST", ast);
   absl::StatusOr<Ast> parsed = ParseAst(*ast, "$.input.ast");
   if (!parsed.ok()) return absl::InvalidArgumentError(StrCat(file, ": ", parsed.status().message()));
   c.ast = *std::move(parsed);
-  if (c.push) {
-    const json* pushes = Field(*in, "pushes");
-    if (pushes == nullptr || !pushes->is_array()) {
-      return Bad(file, "$.input.pushes", "an array of [table, change]", pushes);
-    }
-    for (size_t i = 0; i < pushes->size(); ++i) {
-      const std::string path = StrCat("$.input.pushes[", i, "]");
-      const json& p = (*pushes)[i];
-      if (!p.is_array() || p.size() != 2 || !p[0].is_string() || !p[1].is_object()) {
-        return Bad(file, path, "[table, {type, row, oldRow?}]", &p);
-      }
-      RowOp op;
-      op.table = p[0].get<std::string>();
-      ASSIGN_OR_RETURN(const TableSpec* spec, spec_of(op.table, StrCat(path, "[0]"), &p[0]));
-      const json* type = Field(p[1], "type");
-      if (type != nullptr && *type == "add") {
-        op.kind = RowOp::Kind::kAdd;
-      } else if (type != nullptr && *type == "remove") {
-        op.kind = RowOp::Kind::kRemove;
-      } else if (type != nullptr && *type == "edit") {
-        op.kind = RowOp::Kind::kEdit;
-      } else {
-        return Bad(file, StrCat(path, "[1].type"), "\"add\", \"remove\" or \"edit\"", type);
-      }
-      const json* row = Field(p[1], "row");
-      if (row == nullptr) return Bad(file, StrCat(path, "[1].row"), "a row object", row);
-      ASSIGN_OR_RETURN(op.row, RowFromObject(*spec, *row, StrCat(file, ": ", path, "[1].row")));
-      if (op.kind == RowOp::Kind::kEdit) {
-        const json* old = Field(p[1], "oldRow");
-        if (old == nullptr) return Bad(file, StrCat(path, "[1].oldRow"), "a row object", old);
-        ASSIGN_OR_RETURN(op.old_row,
-                         RowFromObject(*spec, *old, StrCat(file, ": ", path, "[1].oldRow")));
-      }
-      c.pushes.push_back(std::move(op));
-    }
-  }
+  if (c.push) RETURN_IF_ERROR(ParsePushes(*in, file, c));
   const json* expected = Field(j, "expected");
   const json* data = expected == nullptr ? nullptr : Field(*expected, "data");
   if (data == nullptr) return Bad(file, "$.expected.data", "the result data", data);

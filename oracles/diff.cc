@@ -1,6 +1,8 @@
 #include "oracles/diff.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <vector>
 
 #include "base/str_util.h"
@@ -77,7 +79,91 @@ void Walk(const json& e, const json& a, const std::string& path, int max_lines,
   }
 }
 
+// "id=3" or "id=3,owner=\"x\"": the row's primary key with column names.
+std::string PkLabel(const TableSpec& spec, const json& row) {
+  std::vector<std::string> parts;
+  for (int i : spec.primary_key) {
+    const size_t k = static_cast<size_t>(i);
+    parts.push_back(StrCat(spec.columns[k].name, "=", k < row.size() ? row[k].dump() : "?"));
+  }
+  return absl::StrJoin(parts, ",");
+}
+
+// {"id":3,"title":"a"}: a row with its column names, abbreviated.
+std::string RowLabel(const TableSpec& spec, const json& row) {
+  json named = json::object();
+  for (size_t i = 0; i < row.size(); ++i) {
+    named[i < spec.columns.size() ? spec.columns[i].name : StrCat("#", i)] = row[i];
+  }
+  return Abbrev(named);
+}
+
+bool RowsAreColumnArrays(const TableSpec& spec, const json& rows) {
+  if (!rows.is_array()) return false;
+  for (const json& r : rows) {
+    if (!r.is_array() || r.size() != spec.columns.size()) return false;
+  }
+  return true;
+}
+
+// One table's rows matched by primary key.
+void TableWalk(const std::string& table, const TableSpec& spec, const json& e, const json& a,
+               int max_lines, std::vector<std::string>& out) {
+  std::map<std::string, std::pair<const json*, const json*>> by_pk;
+  for (const json& r : e) by_pk[PkLabel(spec, r)].first = &r;
+  for (const json& r : a) by_pk[PkLabel(spec, r)].second = &r;
+  for (const auto& [pk, rows] : by_pk) {
+    if (static_cast<int>(out.size()) >= max_lines) return;
+    const std::string where = StrCat(table, "[", pk, "]");
+    const auto [er, ar] = rows;
+    if (ar == nullptr) {
+      out.push_back(StrCat(where, ": expected row ", RowLabel(spec, *er), ", got (missing)"));
+    } else if (er == nullptr) {
+      out.push_back(StrCat(where, ": expected (missing), got row ", RowLabel(spec, *ar)));
+    } else {
+      for (size_t i = 0; i < er->size(); ++i) {
+        if (static_cast<int>(out.size()) >= max_lines) return;
+        if (!SameScalar((*er)[i], (*ar)[i])) {
+          out.push_back(StrCat(where, ".", spec.columns[i].name, ": expected ",
+                               Abbrev((*er)[i]), ", got ", Abbrev((*ar)[i])));
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
+
+std::string TablesDiff(const json& expected, const json& actual, const Schema& schema,
+                       int max_lines) {
+  if (expected == actual) return "";
+  if (!expected.is_object() || !actual.is_object()) return JsonDiff(expected, actual, max_lines);
+  max_lines = max_lines < 1 ? 1 : max_lines;
+  std::set<std::string> tables;
+  for (const auto& [t, rows] : expected.items()) tables.insert(t);
+  for (const auto& [t, rows] : actual.items()) tables.insert(t);
+  std::vector<std::string> lines;
+  for (const std::string& t : tables) {
+    if (static_cast<int>(lines.size()) >= max_lines) break;
+    const std::string path = StrCat("$.", t);
+    if (!expected.contains(t)) {
+      lines.push_back(StrCat(path, ": expected (missing), got ", Abbrev(actual[t])));
+      continue;
+    }
+    if (!actual.contains(t)) {
+      lines.push_back(StrCat(path, ": expected ", Abbrev(expected[t]), ", got (missing)"));
+      continue;
+    }
+    auto spec = schema.find(t);
+    if (spec != schema.end() && RowsAreColumnArrays(spec->second, expected[t]) &&
+        RowsAreColumnArrays(spec->second, actual[t])) {
+      TableWalk(t, spec->second, expected[t], actual[t], max_lines, lines);
+    } else {
+      Walk(expected[t], actual[t], path, max_lines, lines);
+    }
+  }
+  return absl::StrJoin(lines, "\n");
+}
 
 std::string JsonDiff(const json& expected, const json& actual, int max_lines) {
   if (expected == actual) return "";  // fast path; nlohmann compares numbers by value

@@ -11,11 +11,21 @@
 
 #include <string>
 
+#include "engine/schema.h"
 #include "nlohmann/json.hpp"
 
 namespace rindle {
 
 std::string JsonDiff(const nlohmann::json& expected, const nlohmann::json& actual,
                      int max_lines = 5);
+
+// TablesDiff compares two table sets in PlainTablesToJson's shape ({table: [row]}, a row an
+// array of column values) by primary key, naming what a reader needs:
+//   `issue[id=3].title: expected "a", got "b"`
+//   `issue[id=4]: expected row {"id":4,...}, got (missing)` (or the reverse)
+// A table the schema does not know, or whose rows are not column arrays, falls back to
+// JsonDiff's positional paths (`$.table[1][2]`). Returns "" exactly when both are equal.
+std::string TablesDiff(const nlohmann::json& expected, const nlohmann::json& actual,
+                       const Schema& schema, int max_lines = 5);
 
 }  // namespace rindle

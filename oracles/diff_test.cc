@@ -29,5 +29,29 @@ TEST(JsonDiffTest, StopsAfterMaxLines) {
   EXPECT_EQ(d, "$[0]: expected 1, got 5\n$[1]: expected 2, got 6");
 }
 
+// Row diffs name table, primary key and column instead of `$.issue[1][1]`.
+TEST(TablesDiffTest, NamesTablePkAndColumn) {
+  Schema schema;
+  schema["issue"] = *TableSpecFromJson(
+      json::parse(R"({"columns":[{"name":"id","type":"string"},{"name":"title","type":"string"},
+                     {"name":"n","type":"number"}],"primaryKey":["id"]})"),
+      "test");
+  const json expected = json::parse(R"({"issue":[["a","x",1],["b","y",2],["c","z",3]]})");
+  const json actual = json::parse(R"({"issue":[["a","x",1.0],["b","Y",2],["d","w",4]]})");
+  EXPECT_EQ(TablesDiff(expected, actual, schema),
+            "issue[id=\"b\"].title: expected \"y\", got \"Y\"\n"
+            "issue[id=\"c\"]: expected row {\"id\":\"c\",\"n\":3,\"title\":\"z\"}, "
+            "got (missing)\n"
+            "issue[id=\"d\"]: expected (missing), got row "
+            "{\"id\":\"d\",\"n\":4,\"title\":\"w\"}");
+  EXPECT_EQ(TablesDiff(expected, expected, schema), "");
+}
+
+TEST(TablesDiffTest, UnknownTableFallsBackToPositionalPaths) {
+  const json expected = json::parse(R"({"other":[[1,2]]})");
+  const json actual = json::parse(R"({"other":[[1,3]]})");
+  EXPECT_EQ(TablesDiff(expected, actual, Schema{}), "$.other[0][1]: expected 2, got 3");
+}
+
 }  // namespace
 }  // namespace rindle

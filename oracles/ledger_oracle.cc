@@ -1,5 +1,6 @@
 #include "oracles/ledger_oracle.h"
 
+#include "absl/status/statusor.h"
 #include "base/str_util.h"
 
 namespace rindle {
@@ -65,96 +66,98 @@ void LedgerOracle::ObserveWatermark(const std::string& client, const std::string
       {Event::Kind::kWatermark, client, domain, watermark, {}, {}, MidFate::kPending, {}, 0});
 }
 
-absl::Status LedgerOracle::Check() const {
-  std::map<Key, DomainState> states;
-  struct PendingDeopt {
-    size_t event;
-    std::string client, domain;
-    int64_t mid, daemon_mid;
-    std::string name;
-    nlohmann::json args;
-  };
-  std::vector<PendingDeopt> deopts;
-  auto fate_change = [](MidRecord& r, MidFate f, const std::string& where,
-                        int64_t mid) -> absl::Status {
-    if (r.fate != MidFate::kPending && r.fate != f) {
-      return absl::FailedPreconditionError(StrCat(where, ": mid ", mid, " is already ",
-                                                  MidFateName(r.fate), ", cannot become ",
-                                                  MidFateName(f)));
-    }
-    r.fate = f;
-    return absl::OkStatus();
-  };
-  for (size_t i = 0; i < events_.size(); ++i) {
-    const Event& e = events_[i];
-    DomainState& d = states[{e.client, e.domain}];
-    const std::string where = Where(e.client, e.domain, i);
-    switch (e.kind) {
-      case Event::Kind::kAdopt:
-        if (e.mid < d.last_issued) {
-          return absl::FailedPreconditionError(StrCat(where, ": adopting lmid ", e.mid,
-                                                      " below the highest issued mid ",
-                                                      d.last_issued));
-        }
-        d.base = e.mid;
-        d.last_issued = e.mid;
-        break;
-      case Event::Kind::kIssue: {
-        if (e.mid <= d.base) {
-          return absl::FailedPreconditionError(
-              StrCat(where, ": issued mid ", e.mid, " but the next mid is ", d.last_issued + 1,
-                     d.base > 0 ? StrCat(" (at or below the adopted lmid ", d.base, ")")
-                                : std::string(" (mids start at 1)")));
-        }
-        auto it = d.mids.find(e.mid);
-        if (it != d.mids.end()) {
-          if (it->second.name != e.name || it->second.args != e.args) {
-            return absl::FailedPreconditionError(StrCat(
-                where, ": mid ", e.mid, " reused: first issued as ", it->second.name, " ",
-                it->second.args.dump(), ", now as ", e.name, " ", e.args.dump()));
-          }
-          break;  // a resend
-        }
-        if (e.mid != d.last_issued + 1) {
-          return absl::FailedPreconditionError(StrCat(where, ": issued mid ", e.mid,
-                                                      " but the next mid is ",
-                                                      d.last_issued + 1, " (gap)"));
-        }
-        d.mids[e.mid] = MidRecord{e.name, e.args, MidFate::kPending};
-        d.last_issued = e.mid;
-        break;
-      }
-      case Event::Kind::kFate:
-      case Event::Kind::kDeopt: {
-        auto it = d.mids.find(e.mid);
-        if (it == d.mids.end()) {
-          return absl::FailedPreconditionError(StrCat(where, ": fate ", MidFateName(e.fate),
-                                                      " for mid ", e.mid,
-                                                      ", which was never issued"));
-        }
-        absl::Status s = fate_change(it->second, e.fate, where, e.mid);
-        if (!s.ok()) return s;
-        if (e.kind == Event::Kind::kDeopt) {
-          deopts.push_back({i, e.client, e.domain, e.mid, e.daemon_mid, it->second.name,
-                            it->second.args});
-        }
-        break;
-      }
-      case Event::Kind::kWatermark:
-        if (d.watermark && e.mid < *d.watermark) {
-          return absl::FailedPreconditionError(StrCat(where, ": watermark went backwards from ",
-                                                      *d.watermark, " to ", e.mid));
-        }
-        if (e.mid > d.last_issued) {
-          return absl::FailedPreconditionError(StrCat(where, ": watermark ", e.mid,
-                                                      " confirms a mid never issued (highest "
-                                                      "issued: ",
-                                                      d.last_issued, ")"));
-        }
-        d.watermark = e.mid;
-        break;
-    }
+namespace {
+
+// A deopt whose daemon mid is checked after every event was replayed (the daemon's issue may
+// come later in the ledger).
+struct PendingDeopt {
+  size_t event;
+  std::string client, domain;
+  int64_t mid, daemon_mid;
+  std::string name;
+  nlohmann::json args;
+};
+
+absl::Status FateChange(MidRecord& r, MidFate f, const std::string& where, int64_t mid) {
+  if (r.fate != MidFate::kPending && r.fate != f) {
+    return absl::FailedPreconditionError(StrCat(where, ": mid ", mid, " is already ",
+                                                MidFateName(r.fate), ", cannot become ",
+                                                MidFateName(f)));
   }
+  r.fate = f;
+  return absl::OkStatus();
+}
+
+absl::Status ApplyAdopt(DomainState& d, int64_t lmid, const std::string& where) {
+  if (lmid < d.last_issued) {
+    return absl::FailedPreconditionError(StrCat(where, ": adopting lmid ", lmid,
+                                                " below the highest issued mid ",
+                                                d.last_issued));
+  }
+  d.base = lmid;
+  d.last_issued = lmid;
+  return absl::OkStatus();
+}
+
+absl::Status ApplyIssue(DomainState& d, int64_t mid, const std::string& name,
+                        const nlohmann::json& args, const std::string& where) {
+  if (mid <= d.base) {
+    return absl::FailedPreconditionError(
+        StrCat(where, ": issued mid ", mid, " but the next mid is ", d.last_issued + 1,
+               d.base > 0 ? StrCat(" (at or below the adopted lmid ", d.base, ")")
+                          : std::string(" (mids start at 1)")));
+  }
+  auto it = d.mids.find(mid);
+  if (it != d.mids.end()) {
+    if (it->second.name != name || it->second.args != args) {
+      return absl::FailedPreconditionError(StrCat(
+          where, ": mid ", mid, " reused: first issued as ", it->second.name, " ",
+          it->second.args.dump(), ", now as ", name, " ", args.dump()));
+    }
+    return absl::OkStatus();  // a resend
+  }
+  if (mid != d.last_issued + 1) {
+    return absl::FailedPreconditionError(StrCat(where, ": issued mid ", mid,
+                                                " but the next mid is ",
+                                                d.last_issued + 1, " (gap)"));
+  }
+  d.mids[mid] = MidRecord{name, args, MidFate::kPending};
+  d.last_issued = mid;
+  return absl::OkStatus();
+}
+
+// A fate (or deopt) for an issued mid; returns its record.
+absl::StatusOr<const MidRecord*> ApplyFate(DomainState& d, int64_t mid, MidFate fate,
+                                           const std::string& where) {
+  auto it = d.mids.find(mid);
+  if (it == d.mids.end()) {
+    return absl::FailedPreconditionError(StrCat(where, ": fate ", MidFateName(fate),
+                                                " for mid ", mid,
+                                                ", which was never issued"));
+  }
+  absl::Status s = FateChange(it->second, fate, where, mid);
+  if (!s.ok()) return s;
+  return &it->second;
+}
+
+absl::Status ApplyWatermark(DomainState& d, int64_t watermark, const std::string& where) {
+  if (d.watermark && watermark < *d.watermark) {
+    return absl::FailedPreconditionError(StrCat(where, ": watermark went backwards from ",
+                                                *d.watermark, " to ", watermark));
+  }
+  if (watermark > d.last_issued) {
+    return absl::FailedPreconditionError(StrCat(where, ": watermark ", watermark,
+                                                " confirms a mid never issued (highest "
+                                                "issued: ",
+                                                d.last_issued, ")"));
+  }
+  d.watermark = watermark;
+  return absl::OkStatus();
+}
+
+// Each deopt names a daemon mid issued as the same mutation.
+absl::Status CheckDeopts(const std::map<Key, DomainState>& states,
+                         const std::vector<PendingDeopt>& deopts) {
   for (const PendingDeopt& p : deopts) {
     const std::string where = Where(p.client, p.domain, p.event);
     auto st = states.find({p.client, "daemon"});
@@ -175,6 +178,41 @@ absl::Status LedgerOracle::Check() const {
     }
   }
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status LedgerOracle::Check() const {
+  std::map<Key, DomainState> states;
+  std::vector<PendingDeopt> deopts;
+  for (size_t i = 0; i < events_.size(); ++i) {
+    const Event& e = events_[i];
+    DomainState& d = states[{e.client, e.domain}];
+    const std::string where = Where(e.client, e.domain, i);
+    absl::Status s;
+    switch (e.kind) {
+      case Event::Kind::kAdopt:
+        s = ApplyAdopt(d, e.mid, where);
+        break;
+      case Event::Kind::kIssue:
+        s = ApplyIssue(d, e.mid, e.name, e.args, where);
+        break;
+      case Event::Kind::kFate:
+      case Event::Kind::kDeopt: {
+        absl::StatusOr<const MidRecord*> r = ApplyFate(d, e.mid, e.fate, where);
+        if (r.ok() && e.kind == Event::Kind::kDeopt) {
+          deopts.push_back({i, e.client, e.domain, e.mid, e.daemon_mid, (*r)->name, (*r)->args});
+        }
+        s = r.status();
+        break;
+      }
+      case Event::Kind::kWatermark:
+        s = ApplyWatermark(d, e.mid, where);
+        break;
+    }
+    if (!s.ok()) return s;
+  }
+  return CheckDeopts(states, deopts);
 }
 
 std::map<std::pair<std::string, std::string>, std::map<int64_t, MidFate>> LedgerOracle::Fates()

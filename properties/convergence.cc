@@ -34,7 +34,8 @@ class Convergence : public PropertyFamily {
     if (!PlainTablesEqual(footprint, synced)) {
       return Violation{"convergence",
                        StrCat(c.id, ": synced rows differ from the authority's masked footprint: ",
-                              JsonDiff(PlainTablesToJson(footprint), PlainTablesToJson(synced)))};
+                              TablesDiff(PlainTablesToJson(footprint), PlainTablesToJson(synced),
+                                         *w.schema))};
     }
     return std::nullopt;
   }

@@ -97,8 +97,9 @@ MaybeViolation CheckHeadIsSyncPlusPending(const std::string& who, const Db& db,
   }
   PlainTables head = PlainTablesOf(db, schema, /*sync=*/false);
   if (PlainTablesEqual(store.tables(), head)) return std::nullopt;
-  return Violation{"head==sync+pending", StrCat(who, ": ", JsonDiff(PlainTablesToJson(store.tables()),
-                                                                    PlainTablesToJson(head)))};
+  return Violation{"head==sync+pending",
+                   StrCat(who, ": ", TablesDiff(PlainTablesToJson(store.tables()),
+                                                PlainTablesToJson(head), schema))};
 }
 
 }  // namespace rindle::props

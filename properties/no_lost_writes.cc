@@ -1,9 +1,27 @@
 // no_lost_writes.cc — no-lost-writes (families.h; SPEC §4): at quiescence no client holds a
 // pending mutation and the authority processed every mid each client issued (1..nextMid-1).
+#include "properties/no_lost_writes.h"
+
 #include "base/str_util.h"
 #include "properties/families.h"
 
 namespace rindle::props {
+
+std::string DescribePendingAtQuiescence(const std::string& client,
+                                        const std::vector<PendingMutation>& pending) {
+  constexpr size_t kListed = 5;
+  std::string out = StrCat(client, ": ", pending.size(), " mutations still pending at quiescence");
+  for (size_t i = 0; i < pending.size() && i < kListed; ++i) {
+    const PendingMutation& p = pending[i];
+    std::string args = p.args.dump();
+    if (args.size() > 120) args = StrCat(args.substr(0, 117), "...");
+    StrAppend(&out, i == 0 ? ": " : "; ", p.mid ? StrCat("mid ", *p.mid) : std::string("unsent"),
+              " ", p.name, " ", args, " (domain ", p.domain, ")");
+  }
+  if (pending.size() > kListed) StrAppend(&out, "; ... and ", pending.size() - kListed, " more");
+  return out;
+}
+
 namespace {
 
 class NoLostWrites : public PropertyFamily {
@@ -11,8 +29,7 @@ class NoLostWrites : public PropertyFamily {
   MaybeViolation AtQuiescenceClient(const World& w, const ClientState& c) override {
     const OptimisticBackend& b = *c.backend;
     if (!b.pending().empty()) {
-      return Violation{"no-lost-writes", StrCat(c.id, ": ", b.pending().size(),
-                                                " mutations still pending at quiescence")};
+      return Violation{"no-lost-writes", DescribePendingAtQuiescence(c.id, b.pending())};
     }
     const int64_t issued = b.inspect().next_mid - 1;
     const int64_t processed = w.authority->lmid(c.id);
