@@ -23,9 +23,6 @@
 
 namespace rindle {
 
-// Legacy name of base/source_key.h's kDaemonSource (the one spelling); new code uses that.
-inline constexpr const char* kDaemonDomain = kDaemonSource.data();
-
 struct PendingMutation {
   uint64_t id = 0;  // creation order (stable identity; a fold window references its entry by it)
   std::optional<int64_t> mid;

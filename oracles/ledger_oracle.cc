@@ -1,6 +1,7 @@
 #include "oracles/ledger_oracle.h"
 
 #include "absl/status/statusor.h"
+#include "base/source_key.h"
 #include "base/str_util.h"
 
 namespace rindle {
@@ -160,7 +161,7 @@ absl::Status CheckDeopts(const std::map<Key, DomainState>& states,
                          const std::vector<PendingDeopt>& deopts) {
   for (const PendingDeopt& p : deopts) {
     const std::string where = Where(p.client, p.domain, p.event);
-    auto st = states.find({p.client, "daemon"});
+    auto st = states.find({p.client, std::string(kDaemonSource)});
     const MidRecord* r = nullptr;
     if (st != states.end()) {
       auto it = st->second.mids.find(p.daemon_mid);
