@@ -215,12 +215,12 @@ class Campaign {
                     absl::StrCat("rindle-sim-det-", ::getpid()))
                        .string()),
         progress_(!options.quiet, cursor_.total(), options.time_budget_ms) {
-    // Twin runs of checked seeds write their traces here.
-    if (options_.determinism_per_million > 0) {
-      std::error_code ec;
-      std::filesystem::create_directories(trace_dir_, ec);
-    }
+    pool_.set_seed_timeout_ms(options_.seed_timeout_ms);
   }
+  // Leaves no temporary directory behind, however the campaign ended.
+  ~Campaign() { RemoveTraceDir(); }
+  Campaign(const Campaign&) = delete;
+  Campaign& operator=(const Campaign&) = delete;
 
   // Returns 2 when no worker could be started at all, else nullopt (Report gives the code).
   std::optional<int> Run();
@@ -236,6 +236,25 @@ class Campaign {
   std::string TwinTrace(uint64_t seed, int twin) const {
     return absl::StrCat(trace_dir_, "/", seed, twin == 0 ? "-a" : "-b", ".jsonl");
   }
+  // Twin runs of checked seeds write their traces into trace_dir_, which exists only while a
+  // twin job is queued or running (so even a kill -9 of the campaign rarely leaves it behind).
+  void MakeTraceDir() {
+    std::error_code ec;
+    std::filesystem::create_directories(trace_dir_, ec);
+  }
+  void RemoveTraceDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(trace_dir_, ec);
+  }
+  bool TwinsPending() const {
+    for (const auto& [id, job] : running_) {
+      if (job.second >= 0) return true;
+    }
+    for (const Job& job : jobs_queue_) {
+      if (job.second >= 0) return true;
+    }
+    return false;
+  }
   void CountResumed();
   bool BudgetOver();
   std::optional<Job> NextJob();
@@ -245,6 +264,7 @@ class Campaign {
   bool SpawnWorkers();
   void AssignIdle();
   void HandleEvents();
+  void WorkerDied(const WorkerPool::Event& e, const Job& job);
   void PrintSummary(double elapsed) const;
   void PrintFailedSeeds();
   void WriteJUnitReport(double elapsed);
@@ -270,6 +290,8 @@ class Campaign {
   std::map<size_t, Job> running_;  // worker → job
   std::map<uint64_t, RunResult> first_twin_;
   std::set<uint64_t> recorded_;
+  std::set<Job> retried_jobs_;        // jobs re-run once after an outside kill
+  std::set<uint64_t> retried_seeds_;
 };
 
 void Campaign::CountResumed() {
@@ -355,7 +377,7 @@ void Campaign::Finished(uint64_t seed, int twin, const RunResult& r) {
     Record(r);
     return;
   }
-  if (!r.ok && r.property == "crash") {
+  if (!r.ok && (r.property == "crash" || r.property == "timeout")) {
     Record(r);
     first_twin_.erase(seed);
     return;
@@ -375,6 +397,7 @@ void Campaign::Finished(uint64_t seed, int twin, const RunResult& r) {
   std::error_code ec;
   std::filesystem::remove(TwinTrace(seed, 0), ec);
   std::filesystem::remove(TwinTrace(seed, 1), ec);
+  if (!TwinsPending()) RemoveTraceDir();
 }
 
 // Keeps `jobs` workers alive while work remains. False: none could be started and none lives.
@@ -401,6 +424,7 @@ void Campaign::AssignIdle() {
       continue;
     }
     running_[id] = *job;
+    if (job->second >= 0) MakeTraceDir();
     // A dead worker reports the seed as lost.
     (void)pool_.Assign(id, job->first, job->second < 0 ? "" : TwinTrace(job->first, job->second));
   }
@@ -415,11 +439,30 @@ void Campaign::HandleEvents() {
       Finished(job.first, job.second, e.result);
     } else {
       if (it != running_.end()) running_.erase(it);
-      if (e.lost_seed && !g_interrupted && !e.by_sigint) {
-        Finished(*e.lost_seed, job.second, CrashResult(*e.lost_seed, e.how));
-      }
+      if (e.lost_seed && !g_interrupted && !e.by_sigint) WorkerDied(e, job);
     }
   }
+}
+
+// A worker died with a seed: past its deadline, a `timeout`; killed from outside (SIGKILL or
+// SIGTERM not ours), the job runs once more before it counts as a `crash`; else a `crash` whose
+// message is the last line the seed wrote to stderr (a CHECK's message).
+void Campaign::WorkerDied(const WorkerPool::Event& e, const Job& job) {
+  const uint64_t seed = *e.lost_seed;
+  if (e.timed_out) {
+    Finished(seed, job.second, TimeoutResult(seed, options_.seed_timeout_ms, e.busy_s));
+    return;
+  }
+  if (e.killed_from_outside && retried_jobs_.insert(Job{seed, job.second}).second) {
+    retried_seeds_.insert(seed);
+    progress_.Clear();
+    std::fprintf(stderr, "rindle-sim fuzz: the worker running seed %llu %s (not by this "
+                 "campaign); running the seed once more\n",
+                 static_cast<unsigned long long>(seed), e.how.c_str());
+    jobs_queue_.push_front(Job{seed, job.second});
+    return;
+  }
+  Finished(seed, job.second, CrashResult(seed, e.how, e.err));
 }
 
 std::optional<int> Campaign::Run() {
@@ -466,6 +509,10 @@ void Campaign::PrintSummary(double elapsed) const {
   if (resumed_ > 0) {
     std::printf("resumed: %llu seeds came from the results file, %llu ran now\n",
                 static_cast<unsigned long long>(resumed_), static_cast<unsigned long long>(ran));
+  }
+  if (!retried_seeds_.empty()) {
+    std::printf("retried: %zu seeds whose worker was killed from outside ran once more\n",
+                retried_seeds_.size());
   }
   if (options_.determinism_per_million > 0) {
     std::printf("determinism: %llu seeds run twice, %llu mismatches\n",
@@ -524,10 +571,7 @@ int Campaign::Report() {
   progress_.Update(stats_, /*force=*/true);
   progress_.Clear();
   std::fclose(out_);
-  if (options_.determinism_per_million > 0) {
-    std::error_code ec;
-    std::filesystem::remove_all(trace_dir_, ec);
-  }
+  RemoveTraceDir();
   const double elapsed = SecondsSince(start_);
   PrintSummary(elapsed);
   PrintFailedSeeds();

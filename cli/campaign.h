@@ -29,6 +29,13 @@
 // JUnit: the summary of every seed's result (junit.h), written at the end, also when
 // interrupted.
 //
+// Workers (worker.h): a seed still running after --seed-timeout is killed and fails with
+// property "timeout"; a crashed seed fails with property "crash", the last line it wrote to
+// stderr (a CHECK's message) leading the message; a worker killed from outside (SIGKILL or
+// SIGTERM not sent by the campaign) has its seed run once more before it counts as a crash (a
+// pass on the retry is a pass; the summary counts the retried seeds). No temporary file or
+// directory outlives the campaign.
+//
 // Exit codes: 0 every seed passed; 1 at least one seed failed (a crashed worker counts as a
 // failure of property "crash"); 2 the results file cannot be opened, is locked, is refused (as
 // above) or a worker cannot be started; 130 interrupted (SIGINT), after printing the summary
@@ -59,6 +66,7 @@ struct CampaignOptions {
   std::string corpus_dir = "corpus";     // auto-shrink writes into <corpus_dir>/pending/
   int64_t shrink_time_ms = 60000;        // per failure
   int64_t shrink_max_runs = 2000;        // per failure
+  int64_t seed_timeout_ms = 300000;      // per-seed wall-clock deadline; 0: none
 };
 
 int RunCampaign(const CampaignOptions& options);

@@ -88,11 +88,20 @@ absl::Status ReadCheckFlags(const ParsedArgs& p, CampaignOptions& o) {
   return absl::OkStatus();
 }
 
-// --corpus, --shrink-time (auto-shrink).
+// --corpus, --shrink-time (auto-shrink), --seed-timeout.
 absl::Status ReadShrinkFlags(const ParsedArgs& p, CampaignOptions& o) {
   if (auto dir = p.get("corpus")) {
     if (dir->empty()) return Bad("--corpus: expected a directory, got \"\"");
     o.corpus_dir = *dir;
+  }
+  if (auto t = p.get("seed-timeout")) {
+    if (*t == "0" || *t == "0s") {
+      o.seed_timeout_ms = 0;
+    } else {
+      absl::StatusOr<int64_t> ms = ParseDurationMs("seed-timeout", *t);
+      if (!ms.ok()) return Bad(ms.status());
+      o.seed_timeout_ms = *ms;
+    }
   }
   if (auto t = p.get("shrink-time")) {
     absl::StatusOr<int64_t> ms = ParseDurationMs("shrink-time", *t);
@@ -106,7 +115,7 @@ absl::Status ReadShrinkFlags(const ParsedArgs& p, CampaignOptions& o) {
 
 int FuzzCommand(const std::vector<std::string>& args) {
   FlagSpec spec{{"seeds", "time", "jobs", "shard", "out", "max-steps", "junit",
-                 "determinism-check", "swarm", "corpus", "shrink-time"},
+                 "determinism-check", "swarm", "corpus", "shrink-time", "seed-timeout"},
                 {"quiet", "resume", "auto-shrink"}};
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, spec);
   if (!parsed.ok()) return Usage("fuzz", std::string(parsed.status().message()));

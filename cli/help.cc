@@ -59,12 +59,16 @@ Options:
   --auto-shrink    after the seeds, shrink every failure into <corpus>/pending/
   --corpus DIR     where --auto-shrink writes (default corpus, files go to DIR/pending/)
   --shrink-time T  --auto-shrink budget per failure (default 60s)
+  --seed-timeout T wall-clock deadline per seed (default 300s; 0 = none): a seed still
+                   running is killed and fails with property `timeout`
   --quiet          no live progress line on stderr
 
 Failing seeds are printed as they are found, with the command that reproduces them:
   seed=<n> property=<name> step=<k> <message>
     reproduce: rindle-sim run --seed <n> [--max-steps K] [--swarm off]
-A crashed run (e.g. a failed CHECK) fails its seed with property `crash`; the campaign goes on.
+A crashed run (e.g. a failed CHECK) fails its seed with property `crash`, the CHECK message
+as its message; a worker killed from outside (kill -9) has its seed run once more first. The
+campaign goes on.
 At the end: seeds run/passed/failed, elapsed time, seeds/s, and the summed action and fault
 counters. Exit 0 if every seed passed, 1 if any failed, 2 on usage errors.
 )";

@@ -168,79 +168,22 @@ RunResult RunGuarded(const Scenario& scenario, const RunOptions& options) {
   }
 }
 
-// TEST-ONLY knob (regression tests of the crash path, cli/run_exit_test.cc): when the
-// environment sets RINDLE_SIM_TEST_CRASH_AT_STEP=N, the run's child process runs the scenario
-// for at most N steps and then fails a real RINDLE_CHECK, so a test can make `run` crash on
-// purpose. Never set it outside tests; it changes nothing when unset.
-constexpr char kTestCrashEnv[] = "RINDLE_SIM_TEST_CRASH_AT_STEP";
-
-// The job of the run's child process: the run, or (test-only knob) a deliberate CHECK failure.
-RunResult ChildRun(const Scenario& scenario, const RunOptions& options, std::FILE* err) {
-  if (err != nullptr) {  // the parent reads the child's stderr back for the failure message
-    std::fflush(stderr);
-    ::dup2(::fileno(err), STDERR_FILENO);
-  }
-  const char* crash_at = std::getenv(kTestCrashEnv);
-  int64_t n = 0;
-  if (crash_at == nullptr || !absl::SimpleAtoi(crash_at, &n) || n < 1) {
-    return RunGuarded(scenario, options);
-  }
+// The job of the run's child process: the run, or (test-only knobs, worker.h TestFault) a run
+// cut after N steps followed by a deliberate fault.
+RunResult ChildRun(const Scenario& scenario, const RunOptions& options) {
+  const TestFault fault = TestFaultFor(options.seed);
+  if (fault.kind == TestFault::kNone) return RunGuarded(scenario, options);
   Scenario cut = scenario;
-  cut.max_steps = n;
-  const RunResult r = RunGuarded(cut, options);
-  RINDLE_CHECK_MSG(false, StrCat("test-only crash requested by ", kTestCrashEnv, "=", n,
-                                 " after step ", r.steps));
-  return r;
+  cut.max_steps = fault.at_step;
+  EnactTestFault(fault, RunGuarded(cut, options));
 }
 
-// The last non-empty line of `text` (a CHECK's message is the last thing a crash prints).
-std::string LastLine(const std::string& text) {
-  size_t end = text.find_last_not_of("\r\n");
-  if (end == std::string::npos) return "";
-  const size_t begin = text.rfind('\n', end);
-  return text.substr(begin == std::string::npos ? 0 : begin + 1,
-                     end + 1 - (begin == std::string::npos ? 0 : begin + 1));
-}
-
-// The run, in a forked child (worker.h), so that a crash of the simulated code — a failed CHECK
-// aborts, a signal kills — is this run's `crash` failure (exit 1) rather than the binary's
-// (exit 134). The child's stderr is captured (and passed on to ours): its last line, the CHECK
-// message, is the failure message. Cannot fork: runs in-process.
+// The run, in a forked child (worker.h RunIsolated), so that a crash of the simulated code — a
+// failed CHECK aborts, a signal kills — is this run's `crash` failure (exit 1) rather than the
+// binary's (exit 134). The child's stderr is captured (and passed on to ours): its last line,
+// the CHECK message, is the failure message. Cannot fork: runs in-process.
 RunResult RunCrashProof(const Scenario& scenario, const RunOptions& options) {
-  std::FILE* err = std::tmpfile();
-  WorkerPool pool(options, [&scenario, err](const RunOptions& o) {
-    return ChildRun(scenario, o, err);
-  });
-  absl::StatusOr<size_t> id = pool.Spawn();
-  if (!id.ok()) {
-    if (err != nullptr) std::fclose(err);
-    return RunGuarded(scenario, options);
-  }
-  (void)pool.Assign(*id, options.seed, options.trace_path);  // failure: the exit event below
-  pool.Finish(*id);
-  std::optional<RunResult> result;
-  std::string how = "ended without a result";
-  while (pool.live() > 0) {
-    for (WorkerPool::Event& e : pool.Poll(-1)) {
-      if (!e.exited) result = std::move(e.result);
-      if (e.exited) how = e.how;
-    }
-  }
-  std::string captured;
-  if (err != nullptr) {
-    std::rewind(err);
-    char buf[4096];
-    size_t got;
-    while ((got = std::fread(buf, 1, sizeof buf, err)) > 0) captured.append(buf, got);
-    std::fclose(err);
-    std::fputs(captured.c_str(), stderr);
-  }
-  if (result) return *std::move(result);
-  RunResult crash = CrashResult(options.seed, how);
-  const std::string check = LastLine(captured);
-  crash.message = StrCat(check.empty() ? "(no message on stderr)" : check,
-                         " (the run's process ", how, ")");
-  return crash;
+  return RunIsolated(options, [&scenario](const RunOptions& o) { return ChildRun(scenario, o); });
 }
 
 void PrintResult(const RunResult& r, const RunOptions& options, const ParsedArgs& p) {

@@ -13,10 +13,18 @@
 // description of how it died ("killed by signal 6 (Aborted)"); the caller records it as a
 // failure of property "crash" (see CrashResult). SIGPIPE is ignored in the parent so a dead
 // worker surfaces as an exit event, never as a parent crash.
+//
+// Each worker's stderr goes to its own unlinked temporary file (no path is ever left behind):
+// after each event the parent takes what the seed wrote (Event::err), passes it on to its own
+// stderr and empties the file, so a crash's CHECK message is known with its seed.
+// Per-seed deadline (set_seed_timeout_ms): a worker busy on one seed for longer is killed
+// (SIGKILL); its exit event says timed_out. Workers do not report progress, so the step a
+// killed seed reached is unknown.
 #pragma once
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -63,7 +71,14 @@ class WorkerPool {
     std::optional<uint64_t> lost_seed;  // when exited with a seed outstanding
     std::string how;            // when exited: "exited with status 0", "killed by signal 6 (...)"
     bool by_sigint = false;     // when exited: killed by SIGINT (user interrupt)
+    bool timed_out = false;     // when exited: killed by this pool for the seed deadline
+    bool killed_from_outside = false;  // when exited: SIGKILL/SIGTERM not sent by this pool
+    double busy_s = 0;          // when exited with a seed: wall-clock seconds spent on it
+    std::string err;            // what the worker wrote to stderr for this seed
   };
+
+  // 0 (the default): no deadline.
+  void set_seed_timeout_ms(int64_t ms) { seed_timeout_ms_ = ms; }
 
   // Waits up to `timeout_ms` (-1: forever) for worker output; returns what happened. Returns
   // early, possibly empty, when a signal interrupts the wait.
@@ -73,8 +88,12 @@ class WorkerPool {
   void TerminateAll();
 
  private:
+  using Clock = std::chrono::steady_clock;
   struct Worker {
     pid_t pid = -1;
+    int err_fd = -1;  // the worker's stderr (an unlinked temporary file); -1 once reaped
+    Clock::time_point assigned_at;
+    bool killed_by_us = false;  // SIGKILLed for the deadline
     int in_fd = -1;   // parent → worker (seeds); -1 once closed
     int out_fd = -1;  // worker → parent (results); -1 once the worker is reaped
     std::string buffer;
@@ -82,14 +101,39 @@ class WorkerPool {
   };
 
   void Reap(size_t id, Event* event);
+  std::string TakeStderr(Worker& w);
+  int PollTimeout(int timeout_ms) const;
+  void KillOverdue();
 
   RunOptions base_;
   Job job_;
   std::vector<Worker> workers_;
+  int64_t seed_timeout_ms_ = 0;
+  bool terminating_ = false;
 };
 
-// The RunResult recorded for a seed whose worker died.
-RunResult CrashResult(uint64_t seed, const std::string& how);
+// The RunResult recorded for a seed whose worker died; `err` is what it wrote to stderr (its
+// last line, a CHECK's message, leads the failure message).
+RunResult CrashResult(uint64_t seed, const std::string& how, const std::string& err = "");
+
+// The RunResult (property "timeout") recorded for a seed killed for the per-seed deadline.
+RunResult TimeoutResult(uint64_t seed, int64_t timeout_ms, double busy_s);
+
+// TEST-ONLY knobs (regression tests of the crash, hang and kill paths: cli/run_exit_test.cc,
+// cli/workers_test.cc). Never set them outside tests; nothing changes when they are unset.
+//   RINDLE_SIM_TEST_CRASH_AT_STEP=N[:S]  run N steps, then fail a real RINDLE_CHECK
+//   RINDLE_SIM_TEST_HANG_AT_STEP=N[:S]   run N steps, then sleep forever
+//   RINDLE_SIM_TEST_KILL_AT_STEP=N[:S]   run N steps, then SIGKILL itself — only when the file
+//                                        named by RINDLE_SIM_TEST_KILL_MARKER does not exist
+//                                        yet (it is created first), so a retry passes
+// With ":S" only seed S is affected. Honoured by `run`'s child and by fuzz workers.
+struct TestFault {
+  enum Kind { kNone, kCrash, kHang, kKill } kind = kNone;
+  int64_t at_step = 0;
+};
+TestFault TestFaultFor(uint64_t seed);
+// Acts out `fault` (not kNone) after the cut run that produced `r`; never returns.
+[[noreturn]] void EnactTestFault(const TestFault& fault, const RunResult& r);
 
 // Runs one seed in a forked child and returns its result (a CrashResult if the child died).
 RunResult RunIsolated(const RunOptions& options);

@@ -1,7 +1,8 @@
 // property_names.h — the one list of property names a run can report (RunResult::property):
 // every family's violations (families.h), the runner's own verdicts (setup, liveness, workload,
-// nondeterminism) and the worker's crash. A scenario's "property" must be one of them (an
-// unknown name is a typo that could never match, so "expect": "fail" would never pass).
+// nondeterminism) and the worker's crash and timeout (cli/worker.h). A scenario's "property" must
+// be one of them (an unknown name is a typo that could never match, so "expect": "fail" would
+// never pass).
 // property_names_test.cc checks that every name the source reports is listed here.
 #pragma once
 
@@ -11,13 +12,14 @@
 
 namespace rindle::props {
 
-inline constexpr std::array<std::string_view, 24> kPropertyNames = {
+inline constexpr std::array<std::string_view, 25> kPropertyNames = {
     "authority-health", "authority-model", "client-health",   "convergence",
     "crash",            "events==view",    "flush-on-enqueue", "fold",
     "fold-wire",        "gapless-mids",    "gate-model",      "head==sync+pending",
     "liveness",         "local-rows",      "local-tables",    "no-lost-writes",
     "nondeterminism",   "pending-axis",    "replay-order",    "result-type",
-    "setup",            "superseded-epoch", "view==fresh",    "workload",
+    "setup",            "superseded-epoch", "timeout",      "view==fresh",
+    "workload",
 };
 
 inline bool IsKnownPropertyName(std::string_view name) {
