@@ -301,6 +301,7 @@ void Campaign::CountResumed() {
     ++stats_.resumed;
     ++stats_.done;
     all_results_.push_back(r);
+    AddSeedCounters(stats_, r.counters);
     if (!r.ok) {
       ++stats_.failed;
       stats_.failed_seeds.push_back(r.seed);
@@ -347,7 +348,7 @@ void Campaign::Record(const RunResult& r) {
   if (!recorded_.insert(r.seed).second) return;
   ++stats_.done;
   all_results_.push_back(r);
-  nlohmann::json j = ResultToJson(r, /*with_counters=*/false);
+  nlohmann::json j = ResultToJson(r, /*with_counters=*/true);
   j["options"] = RunFlagsToJson(RunFlagsOf(options_));
   const std::string line = DumpLine(j);
   if (std::fprintf(out_, "%s\n", line.c_str()) < 0 || std::fflush(out_) != 0) {
@@ -356,10 +357,7 @@ void Campaign::Record(const RunResult& r) {
                  options_.out_path.c_str(), std::strerror(errno));
     exit_code_ = 2;
   }
-  for (const auto& [name, count] : r.counters) {
-    stats_.counter_totals[name] += count;
-    stats_.counter_seeds[name] += count != 0 ? 1 : 0;
-  }
+  AddSeedCounters(stats_, r.counters);
   if (!r.ok) {
     ++stats_.failed;
     stats_.failed_seeds.push_back(r.seed);
@@ -577,6 +575,7 @@ int Campaign::Report() {
   PrintFailedSeeds();
   std::printf("results: %s\n", options_.out_path.c_str());
   PrintCounters(stats_);
+  PrintHealth(stats_);
   std::fflush(stdout);
   WriteJUnitReport(elapsed);
   if (options_.auto_shrink && !interrupted_) AutoShrink();

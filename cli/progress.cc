@@ -8,6 +8,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "properties/property_names.h"
+#include "sim/scenario/scenario_kinds.h"
+#include "sim/workload/mutators.h"
 
 namespace rindle::sim::cli {
 
@@ -82,6 +85,91 @@ void PrintCounters(const CampaignStats& stats) {
     std::printf("  %-*s %14lld %10lld\n", static_cast<int>(width), name.c_str(),
                 static_cast<long long>(total),
                 static_cast<long long>(stats.counter_seeds.at(name)));
+  }
+}
+
+void AddSeedCounters(CampaignStats& stats, const std::map<std::string, int64_t>& counters) {
+  auto fired = [&](const std::string& name) {
+    auto it = counters.find(name);
+    return it != counters.end() && it->second != 0;
+  };
+  for (const auto& [name, count] : counters) {
+    stats.counter_totals[name] += count;
+    stats.counter_seeds[name] += count != 0 ? 1 : 0;
+  }
+  for (const ActionKindSpec& spec : ActionKindTable()) {
+    bool any = fired("action." + std::string(spec.name));
+    if (spec.kind == ScenarioAction::Kind::kMutate) {
+      for (const std::string& m : WorkloadMutatorNames()) any = any || fired("action." + m);
+    }
+    stats.kind_seeds["action." + std::string(spec.name)] += any ? 1 : 0;
+  }
+  for (const FaultKindSpec& spec : FaultKindTable()) {
+    const std::string name = "fault." + std::string(spec.name);
+    stats.kind_seeds[name] += fired(name) ? 1 : 0;
+  }
+}
+
+namespace {
+
+// The property names that no checker family reports (properties/run_checker.cc): the runner's
+// and the worker's verdicts and the action-time checks. They have no check counters.
+bool IsCountedProperty(std::string_view name) {
+  for (std::string_view verdict : {"crash", "fold", "flush-on-enqueue", "liveness",
+                                   "nondeterminism", "setup", "workload"}) {
+    if (verdict == name) return false;
+  }
+  return true;
+}
+
+int64_t Lookup(const std::map<std::string, int64_t>& m, const std::string& key) {
+  auto it = m.find(key);
+  return it == m.end() ? 0 : it->second;
+}
+
+void PrintKindRows(const CampaignStats& stats, const char* what, const std::string& prefix,
+                   const std::vector<std::string_view>& names) {
+  std::printf("  %s (seeds fired in, of %llu):\n", what,
+              static_cast<unsigned long long>(stats.done));
+  for (std::string_view name : names) {
+    const int64_t seeds = Lookup(stats.kind_seeds, prefix + std::string(name));
+    std::printf("    %-28s %8lld%s\n", std::string(name).c_str(), static_cast<long long>(seeds),
+                seeds == 0 ? "  NEVER FIRED" : "");
+  }
+}
+
+}  // namespace
+
+void PrintHealth(const CampaignStats& stats) {
+  std::printf("health:\n");
+  std::vector<std::string_view> actions, faults;
+  for (const ActionKindSpec& spec : ActionKindTable()) actions.push_back(spec.name);
+  for (const FaultKindSpec& spec : FaultKindTable()) faults.push_back(spec.name);
+  PrintKindRows(stats, "action kinds", "action.", actions);
+  PrintKindRows(stats, "fault kinds", "fault.", faults);
+  std::printf("  properties (seeds checked in, of %llu; steps checked; steps skipped):\n",
+              static_cast<unsigned long long>(stats.done));
+  for (std::string_view name : props::kPropertyNames) {
+    const std::string key = "check." + std::string(name);
+    const bool counted = stats.counter_totals.count(key + ".checked") > 0 ||
+                         stats.counter_totals.count(key + ".skipped") > 0;
+    if (!counted && !IsCountedProperty(name)) {
+      std::printf("    %-28s %8s  (a run verdict or action-time check: not counted)\n",
+                  std::string(name).c_str(), "-");
+      continue;
+    }
+    const int64_t checked = Lookup(stats.counter_totals, key + ".checked");
+    const int64_t skipped = Lookup(stats.counter_totals, key + ".skipped");
+    const int64_t seeds = Lookup(stats.counter_seeds, key + ".checked");
+    std::string flag;
+    if (checked == 0) flag = "  NEVER FIRED (never checked)";
+    if (skipped * 10 > checked + skipped) {
+      absl::StrAppend(&flag, absl::StrFormat("  WARNING: skipped in %.1f%% of its steps",
+                                             100.0 * skipped / (checked + skipped)));
+    }
+    std::printf("    %-28s %8lld %12lld %10lld%s\n", std::string(name).c_str(),
+                static_cast<long long>(seeds), static_cast<long long>(checked),
+                static_cast<long long>(skipped), flag.c_str());
   }
 }
 

@@ -28,7 +28,13 @@ struct CampaignStats {
   std::vector<uint64_t> failed_seeds;
   std::map<std::string, int64_t> counter_totals;
   std::map<std::string, int64_t> counter_seeds;  // seeds in which the counter fired
+  // Seeds in which each action kind ("action.<kind>") and fault kind ("fault.<kind>") of the
+  // kinds table fired (AddSeedCounters; a mutate fires as "action.<mutator>").
+  std::map<std::string, int64_t> kind_seeds;
 };
+
+// Adds one seed's counters (run now, or read back from the results file) to the tallies.
+void AddSeedCounters(CampaignStats& stats, const std::map<std::string, int64_t>& counters);
 
 class Progress {
  public:
@@ -55,5 +61,13 @@ class Progress {
 
 // The counters table (summed over the seeds, and in how many seeds each fired) on stdout.
 void PrintCounters(const CampaignStats& stats);
+
+// The health section on stdout: every action kind and fault kind of the kinds table
+// (scenario_kinds.h) with the seeds it fired in, every property (property_names.h) with the
+// seeds it was checked in and its checked / skipped step counts (check.<p>.checked/.skipped);
+// "NEVER FIRED" marks a kind with no firing and a property never checked, "WARNING" a property
+// skipped in more than a tenth of the steps it could have run in. Properties that are run
+// verdicts or action-time checks (no check counters) are listed as "not counted".
+void PrintHealth(const CampaignStats& stats);
 
 }  // namespace rindle::sim::cli

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "properties/invariants.h"
@@ -36,16 +37,31 @@ class PropertyFamily {
   virtual MaybeViolation AtQuiescence(const World&) { return std::nullopt; }
 };
 
+// Health counters (not part of the trace digest): for each property a family is registered
+// with, `check.<property>.checked` counts the steps (and the quiescence check) in which the
+// checker ran the family for it, `check.<property>.skipped` the steps in which the family
+// skipped it (a `check.*_skip` counter rose while it ran, e.g. check.head_reordered_skip).
+// A property is counted at the steps, at quiescence, or both (`when`).
+enum class CheckedWhen { kSteps, kQuiescence, kBoth };
+
 class Checker {
  public:
-  // Families run in the order added.
-  void Add(std::unique_ptr<PropertyFamily> family);
+  // Families run in the order added; `properties` are the names the family reports.
+  void Add(std::unique_ptr<PropertyFamily> family, std::vector<std::string> properties = {},
+           CheckedWhen when = CheckedWhen::kSteps);
   // The step checks (see the phases above); `counters` must be non-null.
   MaybeViolation AfterStep(const World& world, StepCounters* counters);
+  // Counts into the counters last passed to AfterStep (none before the first step).
   MaybeViolation AtQuiescence(const World& world);
 
  private:
-  std::vector<std::unique_ptr<PropertyFamily>> families_;
+  struct Entry {
+    std::unique_ptr<PropertyFamily> family;
+    std::vector<std::string> properties;
+    CheckedWhen when;
+  };
+  std::vector<Entry> families_;
+  StepCounters* counters_ = nullptr;
 };
 
 }  // namespace rindle::props

@@ -12,16 +12,19 @@ Checker MakeRunChecker(OptimisticInvariants* invariants) {
   RINDLE_CHECK(invariants != nullptr);
   Checker checker;
   AuthorityModelFamilies authority = MakeAuthorityModel();
-  checker.Add(MakeHealth());
-  checker.Add(MakeViewFresh());
-  checker.Add(MakeHeadSyncPending());
-  checker.Add(std::move(authority.replay));  // quiescence only: before the ledger oracle
-  checker.Add(MakeGaplessMids());
-  checker.Add(MakeOptimistic(invariants));
-  checker.Add(MakeNoLostWrites());
-  checker.Add(MakeConvergence());
+  // The property names each family reports, for the check.<property>.checked/.skipped
+  // health counters (checker.h); authority.store reports authority-model too (counted once).
+  checker.Add(MakeHealth(), {"authority-health", "client-health"});
+  checker.Add(MakeViewFresh(), {"events==view", "view==fresh"});
+  checker.Add(MakeHeadSyncPending(), {"head==sync+pending"});
+  checker.Add(std::move(authority.replay), {"authority-model"}, CheckedWhen::kQuiescence);
+  checker.Add(MakeGaplessMids(), {"gapless-mids"}, CheckedWhen::kBoth);
+  checker.Add(MakeOptimistic(invariants), {"pending-axis", "superseded-epoch", "replay-order",
+                                           "fold-wire", "gate-model", "result-type"});
+  checker.Add(MakeNoLostWrites(), {"no-lost-writes"}, CheckedWhen::kQuiescence);
+  checker.Add(MakeConvergence(), {"convergence"}, CheckedWhen::kQuiescence);
   checker.Add(std::move(authority.store));  // quiescence only: after the ledger oracle
-  checker.Add(MakeLocalTables());
+  checker.Add(MakeLocalTables(), {"local-tables", "local-rows"});
   return checker;
 }
 
