@@ -32,14 +32,12 @@
 namespace {
 
 using Outcome = ::rindle::testing::CommandOutcome;
-
-Outcome RunCli(const std::string& args) {
-  return ::rindle::testing::RunCommand(RINDLE_SIM_BINARY, args);
-}
-
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
+using ::rindle::testing::Contains;
+using ::rindle::testing::Match;
+using ::rindle::testing::ReadFile;
+using ::rindle::testing::RunCli;
+using ::rindle::testing::TestDir;
+using ::rindle::testing::WriteFile;
 
 TEST(CliTest, HelpExitsZeroForTheBinaryAndEachCommand) {
   for (const char* args : {"--help", "help", "fuzz --help", "run --help", "replay --help",
@@ -120,13 +118,6 @@ TEST(CliTest, ReplayOfAMissingPathIsAnError) {
   EXPECT_TRUE(Contains(o.output, "ERROR /nonexistent/corpus-dir")) << o.output;
 }
 
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> out;

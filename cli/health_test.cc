@@ -22,23 +22,14 @@
 namespace {
 
 using Outcome = ::rindle::testing::CommandOutcome;
+using ::rindle::testing::Contains;
+using ::rindle::testing::Match;
+using ::rindle::testing::ReadFile;
+using ::rindle::testing::RunCli;
+using ::rindle::testing::TestDir;
+using ::rindle::testing::WriteFile;
 
-Outcome RunCli(const std::string& args) {
-  return ::rindle::testing::RunCommand(RINDLE_SIM_BINARY, args);
-}
-
-std::string Dir() {
-  const ::testing::TestInfo* t = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::string dir = ::testing::TempDir() + "/health_" + t->name();
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+std::string Dir() { return TestDir("health_"); }
 
 // The health section (from "health:" to the end of the output).
 std::string Health(const std::string& output) {

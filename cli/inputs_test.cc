@@ -20,13 +20,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::rindle::testing::CommandOutcome;
+using ::rindle::testing::Contains;
 
 CommandOutcome Cli(const std::string& args) {
   return ::rindle::testing::RunCommand(RINDLE_SIM_BINARY, args);
-}
-
-bool Contains(const std::string& s, const std::string& needle) {
-  return s.find(needle) != std::string::npos;
 }
 
 // A fresh private directory (mkdtemp: unique across processes and build trees).

@@ -22,26 +22,12 @@
 namespace {
 
 using Outcome = ::rindle::testing::CommandOutcome;
-
-Outcome RunCli(const std::string& args) {
-  return ::rindle::testing::RunCommand(RINDLE_SIM_BINARY, args);
-}
-
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-}
+using ::rindle::testing::Contains;
+using ::rindle::testing::Match;
+using ::rindle::testing::ReadFile;
+using ::rindle::testing::RunCli;
+using ::rindle::testing::TestDir;
+using ::rindle::testing::WriteFile;
 
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> out;

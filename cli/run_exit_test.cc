@@ -20,34 +20,15 @@
 namespace {
 
 using Outcome = ::rindle::testing::CommandOutcome;
-
-Outcome RunCli(const std::string& args) {
-  return ::rindle::testing::RunCommand(RINDLE_SIM_BINARY, args);
-}
-
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
-std::string Match(const std::string& output, const std::string& re) {
-  std::smatch m;
-  if (std::regex_search(output, m, std::regex(re))) return m[1];
-  return "";
-}
+using ::rindle::testing::Contains;
+using ::rindle::testing::Match;
+using ::rindle::testing::ReadFile;
+using ::rindle::testing::RunCli;
+using ::rindle::testing::TestDir;
+using ::rindle::testing::WriteFile;
 
 // A private directory for this test's files (ctest -j runs tests side by side).
-std::string Dir() {
-  const ::testing::TestInfo* t = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::string dir = ::testing::TempDir() + "/run_exit_" + t->name();
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+std::string Dir() { return TestDir("run_exit_"); }
 
 // Before: the run after its last allowed step failed "not quiescent (0 events queued)".
 TEST(RunExitTest, EndingExactlyOnTheStepBudgetIsQuiescent) {

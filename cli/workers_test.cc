@@ -19,20 +19,16 @@
 namespace {
 
 using Outcome = ::rindle::testing::CommandOutcome;
+using ::rindle::testing::Contains;
+using ::rindle::testing::Match;
+using ::rindle::testing::ReadFile;
+using ::rindle::testing::RunCli;
+using ::rindle::testing::TestDir;
+using ::rindle::testing::WriteFile;
 
 // Runs `env <env> rindle-sim <args>`.
 Outcome RunWithEnv(const std::string& env, const std::string& args) {
   return ::rindle::testing::RunCommand("env", env + " '" + RINDLE_SIM_BINARY + "' " + args);
-}
-
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
-std::string Match(const std::string& output, const std::string& re) {
-  std::smatch m;
-  if (std::regex_search(output, m, std::regex(re))) return m[1];
-  return "";
 }
 
 // A private directory for this test's files (ctest -j runs tests side by side).
