@@ -3,6 +3,8 @@
 // hanging seed becomes a `timeout` at --seed-timeout and a crashing one a `crash` carrying its
 // CHECK message, each with a reproduce command that works, without losing any other seed; a
 // worker killed from outside is retried once; no temporary file or directory is left behind.
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -52,15 +54,27 @@ int CountLines(const std::string& path, const std::string& needle) {
 // Seed 2 hangs after 30 steps, seed 4 fails a CHECK after 30 steps, the rest pass.
 TEST(WorkersTest, AHangIsATimeoutAndACrashCarriesItsCheckAndNoSeedIsLost) {
   const std::string dir = Dir();
+  // The deadline must exceed an honest seed's run time in THIS build (a sanitizer build is ~10x
+  // slower than Release): 3 s, or five times the slowest of two seeds run here, whichever is more.
+  int64_t slowest_ms = 0;
+  for (const char* seed : {"1", "5"}) {
+    const auto start = std::chrono::steady_clock::now();
+    (void)RunCli(std::string("run --seed ") + seed);
+    slowest_ms = std::max<int64_t>(
+        slowest_ms, std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::steady_clock::now() - start).count());
+  }
+  const std::string deadline = std::to_string(std::max<int64_t>(3, (5 * slowest_ms) / 1000 + 1)) + "s";
   const std::string knobs =
       "RINDLE_SIM_TEST_HANG_AT_STEP=30:2 RINDLE_SIM_TEST_CRASH_AT_STEP=30:4 TMPDIR='" + dir +
       "/tmp'";
-  Outcome o = RunWithEnv(knobs, "fuzz --seeds 1..6 --jobs 2 --seed-timeout 3s --quiet "
-                                "--determinism-check 0.5 --out '" + dir + "/r.jsonl'");
+  Outcome o = RunWithEnv(knobs, "fuzz --seeds 1..6 --jobs 2 --seed-timeout " + deadline +
+                                    " --quiet --determinism-check 0.5 --out '" + dir + "/r.jsonl'");
   EXPECT_EQ(o.exit_code, 1) << o.output;
   const std::string timeout = Match(o.output, "(seed=2 property=timeout [^\n]*)");
   ASSERT_NE(timeout, "") << o.output;
-  EXPECT_TRUE(Contains(timeout, "seed 2 exceeded the per-seed deadline (--seed-timeout 3s)"))
+  EXPECT_TRUE(Contains(timeout, "seed 2 exceeded the per-seed deadline (--seed-timeout " +
+                                    deadline + ")"))
       << timeout;
   const std::string crash = Match(o.output, "(seed=4 property=crash [^\n]*)");
   ASSERT_NE(crash, "") << o.output;
