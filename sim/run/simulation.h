@@ -52,6 +52,7 @@
 #include "sim/scenario/scenario.h"
 #include "sim/run/sim_client.h"
 #include "sim/run/trace.h"
+#include "sim/run/trace_data.h"
 
 namespace rindle::sim {
 
@@ -101,6 +102,7 @@ class Simulation {
   Rng root_;
   EventQueue queue_;
   Trace trace_;
+  std::unique_ptr<DataTracer> data_trace_;  // seed rows, faults, applied rows, view hashes
   std::map<std::string, int64_t> counters_;
   Schema schema_;         // the app schema: the authority's, and every property check's
   Schema client_schema_;  // schema_ + the local-only UI tables (workload_schema.h)
