@@ -87,7 +87,10 @@ Options:
   --note TEXT            with --emit-scenario: the scenario's one-line note
   --swarm on|off         with --seed: swarm testing (each seed draws which action and
                          fault kinds are on, and their rates; default on) or the default mix
-  --trace FILE           write the full trace, one JSON object per line
+  --trace FILE           write the full trace, one JSON object per line: every action,
+                         frame, push, ack, injected fault (with its parameters) and applied
+                         write; rows appear as hashes (what the digest covers) and, in a
+                         line's "detail", readable as table, pk and columns
   --timeline FILE.html   write a self-contained HTML timeline (one lane per client and the
                          authority, messages as arrows, faults shaded, the failure marked)
   --steps                print the scenario's steps (one line per action and fault)

@@ -34,6 +34,7 @@
 #include "engine/db.h"
 #include "nlohmann/json.hpp"
 #include "optimistic/source.h"
+#include "optimistic/write_set.h"
 #include "sim/authority/authority_subscriptions.h"
 
 namespace rindle::sim {
@@ -47,6 +48,7 @@ struct ProcessedEnvelope {
   bool applied = false;  // false: burnt (the twin failed)
   std::string reason;    // why it was burnt
   int64_t cv = 0;
+  WriteSet writes;  // the rows the twin committed (empty when burnt); the trace hashes them
 };
 
 class AuthorityEndpoint {

@@ -138,15 +138,15 @@ bool DaemonAuthority::HandlePush(const MutationEnvelope& e) {
   return true;
 }
 
-absl::StatusOr<std::vector<QueryBatch>> DaemonAuthority::RunTwin(const MutationEnvelope& e) {
+absl::StatusOr<std::vector<QueryBatch>> DaemonAuthority::RunTwin(const MutationEnvelope& e,
+                                                                 WriteSet* writes) {
   auto tx = store_->Write();
   absl::Status status;
   auto twin = twins_.find(e.name);
   if (twin == twins_.end()) {
     status = absl::NotFoundError(StrCat("unknown mutator \"", e.name, "\""));
   } else {
-    WriteSet writes;
-    TrackingTx mtx(tx.get(), &schema_, &no_local_tables_, &writes, nullptr);
+    TrackingTx mtx(tx.get(), &schema_, &no_local_tables_, writes, nullptr);
     status = twin->second(mtx, e.args);
     if (status.ok() && !mtx.failure().ok()) status = mtx.failure();
   }
@@ -157,6 +157,7 @@ absl::StatusOr<std::vector<QueryBatch>> DaemonAuthority::RunTwin(const MutationE
     status = committed.status();
   }
   tx->Rollback();
+  writes->clear();
   return status;
 }
 
@@ -170,8 +171,8 @@ void DaemonAuthority::Process(const MutationEnvelope& e) {
   dirty_ = true;
   Ledger& ledger = ledgers_[e.client_id];
   RINDLE_CHECK_EQ(e.mid, ledger.lmid + 1);
-  ProcessedEnvelope rec{e.client_id, e.mid, e.name, e.args, false, "", 0};
-  auto committed = RunTwin(e);
+  ProcessedEnvelope rec{e.client_id, e.mid, e.name, e.args, false, "", 0, {}};
+  auto committed = RunTwin(e, &rec.writes);
   if (committed.ok()) {
     rec.applied = true;
     Count("authority.applied_mid");

@@ -123,8 +123,9 @@ class DaemonAuthority : public AuthorityEndpoint {
   void CheckKnown(const std::string& client) const;
   void Process(const MutationEnvelope& e);
   // Runs the twin of `e` and the ledger row in one transaction; the commit's batches, or why it
-  // failed (the transaction is rolled back).
-  absl::StatusOr<std::vector<QueryBatch>> RunTwin(const MutationEnvelope& e);
+  // failed (the transaction is rolled back). `writes` gets the twin's committed rows (cleared
+  // on failure).
+  absl::StatusOr<std::vector<QueryBatch>> RunTwin(const MutationEnvelope& e, WriteSet* writes);
   // The burnt-mid commit: only the ledger row.
   absl::StatusOr<std::vector<QueryBatch>> BurnMid(const MutationEnvelope& e);
   void Fail(absl::Status s);

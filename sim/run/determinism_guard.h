@@ -1,7 +1,8 @@
 // determinism_guard.h — the campaign's determinism guard (FoundationDB's test harness does the
 // same): a fixed fraction of seeds runs twice, in separate worker processes, each writing its
 // trace; differing digests are a failure of property "nondeterminism" naming both digests and
-// the first differing trace line. Stateless functions.
+// the first differing canonical trace line (data as hashes), then that line's readable detail
+// from each file (trace.h) when it has one. Stateless functions.
 //
 // Which seeds: IsCheckedSeed(seed, per_million) is a pure function of the seed (a splitmix64
 // hash below the threshold), so a resumed or sharded campaign checks the same seeds.

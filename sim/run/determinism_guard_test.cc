@@ -48,5 +48,30 @@ TEST(DeterminismGuardTest, DifferentDigestsAreANondeterminismFailureWithTheFirst
   EXPECT_FALSE(CompareTwinRuns(ra, ra, a, a).has_value());
 }
 
+// A value drift: the canonical lines differ only in a hash; the message shows that line and
+// then each file's readable detail (the cell that drifted).
+TEST(DeterminismGuardTest, AValueDriftShowsTheReadableRowsOfTheFirstDifferingLine) {
+  const std::string a = testing::TempDir() + "/det_drift_a.jsonl";
+  const std::string b = testing::TempDir() + "/det_drift_b.jsonl";
+  std::ofstream(a) << "{\"ev\":\"config\"}\n"
+                   << R"({"detail":{"rows":[{"row":{"title":"old"}}]},"ev":"apply","hash":"01"})"
+                   << "\n";
+  std::ofstream(b) << "{\"ev\":\"config\"}\n"
+                   << R"({"detail":{"rows":[{"row":{"title":"new"}}]},"ev":"apply","hash":"02"})"
+                   << "\n";
+  RunResult ra;
+  ra.seed = 4;
+  ra.digest = "00000000000000aa";
+  RunResult rb = ra;
+  rb.digest = "00000000000000bb";
+  std::optional<RunResult> bad = CompareTwinRuns(ra, rb, a, b);
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_NE(bad->message.find("trace line 1 differs"), std::string::npos) << bad->message;
+  EXPECT_NE(bad->message.find(R"(expected: {"ev":"apply","hash":"01"})"), std::string::npos)
+      << bad->message;
+  EXPECT_NE(bad->message.find(R"("title":"old")"), std::string::npos) << bad->message;
+  EXPECT_NE(bad->message.find(R"("title":"new")"), std::string::npos) << bad->message;
+}
+
 }  // namespace
 }  // namespace rindle::sim

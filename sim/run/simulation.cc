@@ -63,6 +63,8 @@ void Simulation::Setup() {
               {"config", ScenarioToJson(scenario_)["config"]},
               {"actions", scenario_.actions.size()},
               {"faults", scenario_.faults.size()}});
+  data_trace_ = std::make_unique<DataTracer>(&trace_, &schema_);
+  data_trace_->SeedRows(scenario_.seed_rows);
   MakeClients();
   BuildWorld();
   ScheduleScenario();
@@ -308,6 +310,7 @@ void Simulation::ActMutate(const ScenarioAction& action, SimClient* client) {
 void Simulation::Inject(const ScenarioFault& fault) {
   const int64_t now = queue_.now_ms();
   auto client = [&] { return clients_[static_cast<size_t>(fault.client)].get(); };
+  data_trace_->Fault(fault, now);
   switch (fault.kind) {
     case ScenarioFault::Kind::kLinkBreak:
       return InjectLinkBreak(client());
@@ -415,6 +418,7 @@ void Simulation::Deliver(SimClient* c, const ServerFrame& frame) {
       opt_props_->OnProgress(c->client_id(), frame.cv_min);
       break;
   }
+  data_trace_->Frame(c->client_id(), frame, queue_.now_ms());
   c->Receive(frame);
 }
 
@@ -438,6 +442,7 @@ RunResult Simulation::Run() {
   while (result_.ok && queue_.RunNext()) {
     ++step_;
     observer_->OnStep(*daemon_, queue_.now_ms());
+    data_trace_->AfterStep(step_, queue_.now_ms(), *daemon_, world_, counters_);
     RefreshDirtyFlags();
     if (auto v = checker_->AfterStep(world_, &counters_)) {
       Fail(*v);
@@ -452,6 +457,7 @@ RunResult Simulation::Run() {
     }
   }
   if (result_.ok) Fail(checker_->AtQuiescence(world_));
+  data_trace_->Checkpoint("end", step_, queue_.now_ms(), *daemon_, world_);
   trace_.Add({{"ev", "end"}, {"ok", result_.ok}, {"steps", step_}, {"t", queue_.now_ms()}});
   result_.steps = step_;
   result_.virtual_ms = queue_.now_ms();

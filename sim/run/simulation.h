@@ -28,6 +28,8 @@
 // refreshes its dirty flags after every event and hands it to the props::Checker after every step
 // and at quiescence; the action-time checks (families.h) run right after their action. The
 // timeline (--timeline) is a RunObserver (run_observer.h); without it the no-op observer runs.
+// The trace's data lines (seed rows, faults, applied and delivered rows, view checkpoints) come
+// from a DataTracer (trace_data.h) fed from setup, Inject, Deliver and the step loop.
 // Scheduling order at equal virtual times: actions (file order), faults (file order), heal.
 #pragma once
 
@@ -52,6 +54,7 @@
 #include "sim/scenario/scenario.h"
 #include "sim/run/sim_client.h"
 #include "sim/run/trace.h"
+#include "sim/run/trace_data.h"
 
 namespace rindle::sim {
 
@@ -101,6 +104,7 @@ class Simulation {
   Rng root_;
   EventQueue queue_;
   Trace trace_;
+  std::unique_ptr<DataTracer> data_trace_;  // seed rows, faults, applied rows, view hashes
   std::map<std::string, int64_t> counters_;
   Schema schema_;         // the app schema: the authority's, and every property check's
   Schema client_schema_;  // schema_ + the local-only UI tables (workload_schema.h)

@@ -43,12 +43,42 @@ absl::Status Trace::OpenFile(const std::string& path) {
   return absl::OkStatus();
 }
 
+namespace {
+
+std::string Dump(const nlohmann::json& j) {
+  return j.dump(-1, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace
+
 const std::string& Trace::Add(const nlohmann::json& event) {
-  AddLine(event.dump(-1, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace));
+  AddLine(Dump(event));
   return last_line_;
 }
 
+const std::string& Trace::Add(const nlohmann::json& event, const nlohmann::json& detail) {
+  if (file_ == nullptr || detail.is_null()) return Add(event);
+  const std::string line = Dump(event);
+  Record(line);  // the digest and the ring see the canonical line only
+  nlohmann::json with = event;
+  with["detail"] = detail;
+  WriteFileLine(Dump(with));
+  return last_line_;
+}
+
+std::string CanonicalLine(const std::string& file_line) {
+  nlohmann::json j = nlohmann::json::parse(file_line, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("detail")) return file_line;
+  j.erase("detail");
+  return Dump(j);
+}
+
 void Trace::AddLine(std::string_view line) {
+  Record(line);
+  WriteFileLine(line);
+}
+
+void Trace::Record(std::string_view line) {
   RINDLE_CHECK_MSG(line.find('\n') == std::string_view::npos,
                    "a trace line must not contain a newline");
   XXH3_state_t* st = AsState(state_.get());
@@ -60,6 +90,9 @@ void Trace::AddLine(std::string_view line) {
     if (recent_.size() == keep_last_) recent_.pop_front();
     recent_.emplace_back(line);
   }
+}
+
+void Trace::WriteFileLine(std::string_view line) {
   if (file_ != nullptr && file_status_.ok()) {
     if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() ||
         std::fputc('\n', file_) == EOF || std::fflush(file_) != 0) {

@@ -8,10 +8,18 @@
 // deterministic data in a line: virtual time, ids, values — never wall-clock time, pointers or
 // unordered-container iteration order.
 //
-// Digest: XXH3-64 (seed 0) over the concatenation of every line followed by '\n' — exactly the
-// bytes the trace file holds — printed as 16 lowercase hex digits. Two runs of the same seed
-// must produce the same digest (SPEC §4 property 6); when they do not, FirstDifference() over
-// their retained lines names the first differing line.
+// Digest: XXH3-64 (seed 0) over the concatenation of every canonical line followed by '\n',
+// printed as 16 lowercase hex digits. Two runs of the same seed must produce the same digest
+// (SPEC §4 property 6); when they do not, FirstDifference() over their retained lines names the
+// first differing line. Data (seed rows, applied rows, view contents) enters canonical lines as
+// hashes (trace_hash.h), so a changed value changes the digest.
+//
+// Readable detail: Add(event, detail) writes the line to the FILE with an extra "detail" member
+// (rows as table / pk / columns, for a user reading the trace); the digest and the retained
+// lines never see it. So the file's lines are the canonical lines plus "detail" members:
+// CanonicalLine(file_line) removes it again, and the digest of a file's canonical lines equals
+// the run's digest — writing a trace file never changes a digest. Build a detail only when
+// writes_file() (it costs a JSON value per row).
 //
 // Errors: OpenFile() returns a Status naming the path when the file cannot be created; a write
 // error on the file afterwards is remembered and reported by file_status() (the digest is
@@ -50,6 +58,11 @@ class Trace {
 
   // Appends `event.dump()` as one line. Returns the line.
   const std::string& Add(const nlohmann::json& event);
+  // The same line; the file (only) gets `event` plus {"detail": detail} (see above).
+  const std::string& Add(const nlohmann::json& event, const nlohmann::json& detail);
+
+  // Whether a trace file is open (a detail would be written).
+  bool writes_file() const { return file_ != nullptr; }
 
   // Appends an already-serialized line (must not contain '\n'; CHECKed).
   void AddLine(std::string_view line);
@@ -80,6 +93,9 @@ class Trace {
     void operator()(void* state) const;
   };
 
+  void Record(std::string_view line);  // digest, count, ring
+  void WriteFileLine(std::string_view line);
+
   size_t keep_last_;
   size_t lines_ = 0;
   std::unique_ptr<void, StateDeleter> state_;  // XXH3_state_t*
@@ -89,6 +105,10 @@ class Trace {
   std::string file_path_;
   absl::Status file_status_;
 };
+
+// The canonical line of a trace-file line: the line with its "detail" member removed (as
+// Trace::Add dumps it); a line without one, or not a JSON object, is returned unchanged.
+std::string CanonicalLine(const std::string& file_line);
 
 // Compares two line lists; returns "" when equal, else a description of the first difference
 // ("line 12 differs: expected <a> got <b>", or which list ended early). `expected_first_index`

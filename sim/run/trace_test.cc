@@ -96,6 +96,52 @@ TEST(TraceTest, WritesTheSameBytesItDigests) {
   std::remove(path.c_str());
 }
 
+// The readable detail goes to the file only: the digest and the retained lines are those of the
+// canonical line, and CanonicalLine() recovers it from the file, so a file's canonical lines
+// hash to the run's digest whether or not details were written.
+TEST(TraceTest, DetailReachesTheFileButNotTheDigest) {
+  const std::string path = testing::TempDir() + "/trace_test_detail.jsonl";
+  const nlohmann::json event = {{"ev", "apply"}, {"hash", "00ff"}, {"t", 4}};
+  const nlohmann::json detail = {{"rows", {{{"table", "issue"}, {"pk", {{"id", "i1"}}}}}}};
+  Trace plain;
+  plain.Add(event);
+  std::string digest;
+  {
+    Trace t;
+    ASSERT_TRUE(t.OpenFile(path).ok());
+    EXPECT_TRUE(t.writes_file());
+    EXPECT_EQ(t.Add(event, detail), R"({"ev":"apply","hash":"00ff","t":4})");
+    t.Add({{"ev", "end"}}, nullptr);  // a null detail writes the line as it is
+    EXPECT_EQ(t.Recent().front(), R"({"ev":"apply","hash":"00ff","t":4})");
+    digest = t.DigestHex();
+  }
+  plain.Add({{"ev", "end"}});
+  EXPECT_EQ(digest, plain.DigestHex());
+  std::ifstream in(path, std::ios::binary);
+  std::string line;
+  std::string canonical;
+  std::vector<std::string> lines;
+  while (std::getline(in, line)) {
+    lines.push_back(line);
+    canonical += CanonicalLine(line) + "\n";
+  }
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_NE(lines[0].find(R"("detail":{"rows":[{"pk":{"id":"i1"},"table":"issue"}]})"),
+            std::string::npos)
+      << lines[0];
+  EXPECT_EQ(lines[1], R"({"ev":"end"})");
+  EXPECT_EQ(Xxh3Hex(canonical), digest);
+  EXPECT_EQ(CanonicalLine("not json"), "not json");
+  std::remove(path.c_str());
+}
+
+TEST(TraceTest, NoFileMeansNoDetailIsWanted) {
+  Trace t;
+  EXPECT_FALSE(t.writes_file());
+  t.Add({{"ev", "x"}}, {{"rows", 1}});
+  EXPECT_EQ(t.Recent().front(), R"({"ev":"x"})");
+}
+
 TEST(TraceTest, OpenFileErrorNamesThePath) {
   Trace t;
   absl::Status s = t.OpenFile("/nonexistent-dir/x/trace.jsonl");
