@@ -157,6 +157,7 @@ class ActionStreams {
   // reshuffled when empty, so a seed's first |catalog| retains cover every shape; each dealt shape
   // gets freshly drawn args. tour_left_: visits still owed to the first pass (see Visit).
   Rng query_rng_;
+  std::set<std::string> seen_issues_;  // every issue id the model ever held (deleted ids reused)
   std::vector<std::string> deck_;
   size_t tour_left_;
   const std::vector<std::string> local_queries_;
@@ -205,7 +206,12 @@ void ActionStreams::Generate(const Slot& slot, std::vector<ScenarioAction>& out)
   if (!slot.initial && roll < bound && live_[ci].size() > 1) {
     return Release(slot, std::move(a), out);
   }
-  const WorkloadState state = StateOf(model_.store());
+  WorkloadState state = StateOf(model_.store());
+  std::set<std::string> live(state.issue_ids.begin(), state.issue_ids.end());
+  seen_issues_.insert(state.issue_ids.begin(), state.issue_ids.end());
+  for (const std::string& id : seen_issues_) {
+    if (!live.contains(id)) state.deleted_issue_ids.push_back(id);
+  }
   bound += swarm_.fold_per_mille;
   if (roll < bound && !state.issue_ids.empty()) return FoldBurst(slot, state, out);
   bound += swarm_.flush_folds_per_mille;
