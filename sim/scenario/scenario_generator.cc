@@ -155,8 +155,10 @@ class ActionStreams {
   std::vector<std::multimap<int64_t, std::pair<int64_t, RemoteQuery>>> deferred_;
   // The query catalog as a deck of shapes (catalog.h), dealt in a per-seed shuffled order and
   // reshuffled when empty, so a seed's first |catalog| retains cover every shape; each dealt shape
-  // gets freshly drawn args. tour_left_: visits still owed to the first pass (see Visit).
+  // gets args drawn once per seed (instances_), so a shape dealt again shares its subscription.
+  // tour_left_: visits still owed to the first pass (see Visit).
   Rng query_rng_;
+  std::map<std::string, RemoteQuery> instances_;
   std::set<std::string> seen_issues_;  // every issue id the model ever held (deleted ids reused)
   std::vector<std::string> deck_;
   size_t tour_left_;
@@ -236,7 +238,9 @@ RemoteQuery ActionStreams::DealQuery() {
   }
   const std::string key = deck_.back();
   deck_.pop_back();
-  return DrawCatalogQuery(query_rng_, key);
+  auto it = instances_.find(key);
+  if (it == instances_.end()) it = instances_.emplace(key, DrawCatalogQuery(query_rng_, key)).first;
+  return it->second;
 }
 
 // A catalog visit: a view of the next dealt shape, opened and closed again shortly after (a
@@ -251,7 +255,7 @@ void ActionStreams::Visit(const Slot& slot, ScenarioAction a, std::vector<Scenar
   const int64_t handle = a.handle;
   out.push_back(std::move(a));
   const int64_t t = slot.t + rngs_[ci].Range(K.catalog_visit_ms_min, K.catalog_visit_ms_max);
-  if (t > safety_ms_) return;
+  if (t > safety_ms_ || swarm_.release_per_mille == 0) return;  // the swarm turned releases off
   ScenarioAction r;
   r.kind = ScenarioAction::Kind::kRelease;
   r.t_ms = t;
