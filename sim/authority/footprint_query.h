@@ -6,19 +6,23 @@
 //   - each correlatedSubquery leaf of `where` (EXISTS and NOT EXISTS, wherever it sits in the
 //     and/or tree) adds a `related` "witness" level with the same correlation and subquery (its
 //     own where, EXISTS included, rewritten the same way), appended after the level's own
-//     relationships with alias "__witness<N>": the children that make EXISTS true travel with
-//     the row. (For NOT EXISTS the rows in the result have no such children, so nothing is added.)
+//     relationships with alias "__witness<N>": the children that make EXISTS true, or NOT EXISTS
+//     false, travel with the row.
+//   - a level whose where has a NOT EXISTS (anywhere, EXISTS subqueries included) serves that
+//     where with every NOT EXISTS read as TRUE (an `or` holding one becomes TRUE, an `and` drops
+//     it) and without limit / one / start: every row that could qualify travels with its
+//     disqualifying children, so a client that holds one of those rows through ANOTHER query
+//     still computes it out (issue 11: issues-without-comments showed an issue whose comments
+//     the client never received).
 //   - every `limit` grows by one and `one` becomes limit 2 (not singular): the row just past each
 //     window travels too, so a client that removes a row optimistically refills its window the
 //     way the authority would.
-// The where itself, orderBy, start, select and aggregate are unchanged, so the rewritten query's
-// rows are a superset of the original's at every level.
+// orderBy, select and aggregate are unchanged, and the where only widens, so the rewritten
+// query's rows are a superset of the original's at every level.
 //
-// Why this suffices for the app's queries: with positive EXISTS only, a row that is a member on
-// a client (over a subset of the authority's rows) is a member on the authority, so the client's
-// first-N per window equal the authority's. Known limit: a NOT EXISTS level over rows the client
-// holds through OTHER queries may show a row whose disqualifying child the client never received
-// (the app's named queries have no NOT EXISTS; fixtures/app/queries/issues-without-comments has).
+// Why this suffices for the app's queries: with positive EXISTS, a row that is a member on a
+// client (over a subset of the authority's rows) is a member on the authority, so the client's
+// first-N per window equal the authority's; a NOT EXISTS row ships with what disqualifies it.
 #pragma once
 
 #include "engine/ast.h"

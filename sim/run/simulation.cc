@@ -6,6 +6,7 @@
 #include "base/check.h"
 #include "base/str_util.h"
 #include "properties/families.h"
+#include "sim/workload/catalog.h"
 #include "sim/workload/query_resolution.h"
 #include "sim/workload/mutators.h"
 #include "sim/workload/schema.h"
@@ -201,6 +202,7 @@ void Simulation::Act(const ScenarioAction& action) {
 void Simulation::ActRetain(const ScenarioAction& action, SimClient* client) {
   const std::string& lane = client->client_id();
   Count("action.retain");
+  Count(StrCat("workload.query.", QueryShape(action.query)));
   const std::map<int64_t, std::pair<RemoteQuery, Ast>> before = client->views();
   if (auto s = client->Retain(action.query); !s.ok()) {
     Fail({"workload", StrCat(lane, ": retain ", action.query.name, " failed: ", s.message())});

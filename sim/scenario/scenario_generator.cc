@@ -20,6 +20,7 @@
 #include "sim/scenario/scenario_kinds.h"
 #include "sim/scenario/scenario_knobs.h"
 #include "sim/scenario/swarm.h"
+#include "sim/workload/catalog.h"
 #include "sim/workload/mutators.h"
 #include "sim/workload/queries.h"
 #include "sim/workload/schema.h"
@@ -102,7 +103,7 @@ struct FoldWindow {
 class ActionStreams {
  public:
   ActionStreams(const Schema& schema, const Scenario& s, const SwarmDraw& swarm,
-                std::vector<Rng> rngs)
+                std::vector<Rng> rngs, Rng query_rng)
       : swarm_(swarm),
         safety_ms_(s.config.safety_ms),
         rngs_(std::move(rngs)),
@@ -112,7 +113,8 @@ class ActionStreams {
         next_handle_(Clients(s), 1),
         live_(Clients(s)),
         deferred_(Clients(s)),
-        queries_(WorkloadQueries()),
+        query_rng_(std::move(query_rng)),
+        tour_left_(Catalog().size()),
         local_queries_(LocalQueryNames()),
         fold_mutators_(FoldMutators(swarm)) {
     RINDLE_CHECK_EQ(rngs_.size(), Clients(s));
@@ -127,6 +129,8 @@ class ActionStreams {
   static PlainStore InitialStore(const Schema& schema, const SeedRows& rows);
   static std::vector<std::string> FoldMutators(const SwarmDraw& swarm);
 
+  RemoteQuery DealQuery();
+  void Visit(const Slot& slot, ScenarioAction a, std::vector<ScenarioAction>& out);
   void Retain(const Slot& slot, ScenarioAction a, std::vector<ScenarioAction>& out);
   void Release(const Slot& slot, ScenarioAction a, std::vector<ScenarioAction>& out);
   void FoldBurst(const Slot& slot, const WorkloadState& state, std::vector<ScenarioAction>& out);
@@ -149,7 +153,15 @@ class ActionStreams {
   // for later (navigation) that become live once their time is reached.
   std::vector<std::map<int64_t, std::optional<RemoteQuery>>> live_;
   std::vector<std::multimap<int64_t, std::pair<int64_t, RemoteQuery>>> deferred_;
-  const std::vector<RemoteQuery> queries_;
+  // The query catalog as a deck of shapes (catalog.h), dealt in a per-seed shuffled order and
+  // reshuffled when empty, so a seed's first |catalog| retains cover every shape; each dealt shape
+  // gets args drawn once per seed (instances_), so a shape dealt again shares its subscription.
+  // tour_left_: visits still owed to the first pass (see Visit).
+  Rng query_rng_;
+  std::map<std::string, RemoteQuery> instances_;
+  std::set<std::string> seen_issues_;  // every issue id the model ever held (deleted ids reused)
+  std::vector<std::string> deck_;
+  size_t tour_left_;
   const std::vector<std::string> local_queries_;
   // Fold-legal mutators (blind keyed writes, workload_mutators.h) the mix leaves on.
   const std::vector<std::string> fold_mutators_;
@@ -185,14 +197,23 @@ void ActionStreams::Generate(const Slot& slot, std::vector<ScenarioAction>& out)
   ScenarioAction a;
   a.t_ms = slot.t;
   a.client = slot.client;
+  if (!slot.initial && tour_left_ > 0 && rng.Chance(K.catalog_visit_odds.num,
+                                                     K.catalog_visit_odds.den)) {
+    return Visit(slot, std::move(a), out);
+  }
   const uint64_t roll = slot.initial ? 0 : rng.Below(1000);
   uint64_t bound = swarm_.retain_per_mille;
-  if ((slot.initial || roll < bound) && !queries_.empty()) return Retain(slot, std::move(a), out);
+  if (slot.initial || roll < bound) return Retain(slot, std::move(a), out);
   bound += swarm_.release_per_mille;
   if (!slot.initial && roll < bound && live_[ci].size() > 1) {
     return Release(slot, std::move(a), out);
   }
-  const WorkloadState state = StateOf(model_.store());
+  WorkloadState state = StateOf(model_.store());
+  std::set<std::string> live(state.issue_ids.begin(), state.issue_ids.end());
+  seen_issues_.insert(state.issue_ids.begin(), state.issue_ids.end());
+  for (const std::string& id : seen_issues_) {
+    if (!live.contains(id)) state.deleted_issue_ids.push_back(id);
+  }
   bound += swarm_.fold_per_mille;
   if (roll < bound && !state.issue_ids.empty()) return FoldBurst(slot, state, out);
   bound += swarm_.flush_folds_per_mille;
@@ -208,6 +229,41 @@ void ActionStreams::Generate(const Slot& slot, std::vector<ScenarioAction>& out)
   Mutate(slot, state, std::move(a), out);
 }
 
+RemoteQuery ActionStreams::DealQuery() {
+  if (deck_.empty()) {
+    for (const CatalogEntry& e : Catalog()) deck_.push_back(e.key);
+    for (size_t i = deck_.size(); i > 1; --i) {  // Fisher-Yates, dealt from the back
+      std::swap(deck_[i - 1], deck_[static_cast<size_t>(query_rng_.Below(i))]);
+    }
+  }
+  const std::string key = deck_.back();
+  deck_.pop_back();
+  auto it = instances_.find(key);
+  if (it == instances_.end()) it = instances_.emplace(key, DrawCatalogQuery(query_rng_, key)).first;
+  return it->second;
+}
+
+// A catalog visit: a view of the next dealt shape, opened and closed again shortly after (a
+// screen the user glances at), outside live_ so no other release or refcount retain picks it.
+// One pass over the catalog per seed, whatever the swarm's retain rate, so every shape runs.
+void ActionStreams::Visit(const Slot& slot, ScenarioAction a, std::vector<ScenarioAction>& out) {
+  const size_t ci = static_cast<size_t>(slot.client);
+  --tour_left_;
+  a.kind = ScenarioAction::Kind::kRetain;
+  a.query = DealQuery();
+  a.handle = next_handle_[ci]++;
+  const int64_t handle = a.handle;
+  out.push_back(std::move(a));
+  const int64_t t = slot.t + rngs_[ci].Range(K.catalog_visit_ms_min, K.catalog_visit_ms_max);
+  if (t > safety_ms_ || swarm_.release_per_mille == 0) return;  // the swarm turned releases off
+  ScenarioAction r;
+  r.kind = ScenarioAction::Kind::kRelease;
+  r.t_ms = t;
+  r.client = slot.client;
+  r.handle = handle;
+  out.push_back(std::move(r));
+}
+
 void ActionStreams::Retain(const Slot& slot, ScenarioAction a, std::vector<ScenarioAction>& out) {
   const size_t ci = static_cast<size_t>(slot.client);
   Rng& rng = rngs_[ci];
@@ -219,7 +275,7 @@ void ActionStreams::Retain(const Slot& slot, ScenarioAction a, std::vector<Scena
   if (!slot.initial && !remote_live.empty() && rng.Below(1000) < swarm_.same_query_per_mille) {
     a.query = rng.Pick(remote_live);  // the same query twice on one client: refcount
   } else {
-    a.query = rng.Pick(queries_);
+    a.query = DealQuery();
   }
   a.handle = next_handle_[ci]++;
   live_[ci][a.handle] = a.query;
@@ -237,14 +293,14 @@ void ActionStreams::Release(const Slot& slot, ScenarioAction a,
   live_[ci].erase(a.handle);
   out.push_back(a);
   // Navigation: the view is left for another one shortly after.
-  if (queries_.empty() || rng.Below(1000) >= swarm_.navigate_per_mille) return;
+  if (rng.Below(1000) >= swarm_.navigate_per_mille) return;
   const int64_t t = slot.t + rng.Range(K.navigate_delay_ms_min, K.navigate_delay_ms_max);
   if (t > safety_ms_) return;
   ScenarioAction r;
   r.kind = ScenarioAction::Kind::kRetain;
   r.t_ms = t;
   r.client = slot.client;
-  r.query = rng.Pick(queries_);
+  r.query = DealQuery();
   r.handle = next_handle_[ci]++;
   deferred_[ci].emplace(t, std::make_pair(r.handle, r.query));
   out.push_back(std::move(r));
@@ -464,7 +520,7 @@ absl::StatusOr<Scenario> GenerateScenario(uint64_t seed, const GenerateOptions& 
 
   std::vector<Rng> action_rngs;
   const std::vector<Slot> slots = DrawSlots(root, knobs, s.config, action_rngs);
-  ActionStreams streams(*schema, s, swarm, std::move(action_rngs));
+  ActionStreams streams(*schema, s, swarm, std::move(action_rngs), root.Fork("workload/queries"));
   for (const Slot& slot : slots) streams.Generate(slot, s.actions);
   // Bursts and navigation retains were generated ahead of their slot: restore time order
   // (stable: equal times keep generation order).

@@ -55,6 +55,9 @@ struct GeneratorKnobs {
   // swarm's (swarm.h); these shape what a slot does.
   int64_t navigate_delay_ms_min = 1;       // a navigation retain lands this long after its release
   int64_t navigate_delay_ms_max = 30;
+  Odds catalog_visit_odds = {1, 5};        // a slot visits the next catalog shape (one pass per
+  int64_t catalog_visit_ms_min = 20;       // seed), released after [min, max] ms
+  int64_t catalog_visit_ms_max = 400;
   int64_t fold_debounce_ms_min = 10;       // a fold burst's debounce_ms
   int64_t fold_debounce_ms_max = 200;
   Odds fold_max_wait_odds = {1, 3};        // a burst sets max_wait_ms in [debounce, 3·debounce]

@@ -74,7 +74,9 @@ class Generator {
   MutationAction Next() {
     std::string name = ChooseName();
     // Fall back when the client knows no target of the needed kind.
-    if ((name == "editComment") && state_.comment_ids.empty()) name = "addComment";
+    if ((name == "editComment" || name == "moveComment") && state_.comment_ids.empty()) {
+      name = "addComment";
+    }
     if ((name == "removeTag") && state_.tag_ids.empty()) name = "addTag";
     if (name != "createIssue" && name != "editComment" && name != "removeTag" &&
         state_.issue_ids.empty()) {
@@ -109,8 +111,10 @@ class Generator {
   }
   std::string Issue() { return Target(state_.issue_ids, "i"); }
 
+  // Sometimes padded with whitespace, which the server twins normalize away.
   std::string Title() {
     if (Blank()) return Pick(rng_, kBlanks);
+    if (rng_.Chance(1, 6)) return absl::StrCat("  ", Pick(rng_, kTitles), " \t");
     return Pick(rng_, kTitles);
   }
   std::string Body() {
@@ -188,6 +192,35 @@ class Generator {
       return {{"id", id}, {"body", Body()}};
     }
     if (name == "deleteIssue") return {{"id", Issue()}};
+    if (name == "moveComment") {
+      std::string id = Target(state_.comment_ids, "c");
+      return {{"id", id}, {"issueId", Issue()}};
+    }
+    if (name == "reprioritize") {
+      std::string id = Issue();
+      // Backdated or brought to the top of the createdAt-ordered lists.
+      const int64_t created = rng_.Chance(1, 2) ? now_ms_ : rng_.Range(0, std::max<int64_t>(0, now_ms_));
+      return {{"id", id}, {"priority", Pick(rng_, kPriorities)}, {"createdAt", created},
+              {"updatedAt", Now()}};
+    }
+    if (name == "duplicateIssue") {
+      std::string source = Issue();
+      return {{"id", FreshId("i", client_, counter_)}, {"sourceId", source}, {"createdAt", Now()}};
+    }
+    if (name == "recreateIssue") {
+      // A deleted issue's id (reuse) or a live one's (collision → the insert's error).
+      std::string id;
+      if (!state_.deleted_issue_ids.empty() && rng_.Chance(2, 3)) {
+        id = PickKnown(rng_, state_.deleted_issue_ids);
+      } else {
+        id = Issue();
+      }
+      return {{"id", id}, {"title", Title()}, {"createdAt", Now()}};
+    }
+    if (name == "closeIssue" || name == "unassignIssue") {
+      std::string id = Issue();
+      return {{"id", id}, {"updatedAt", Now()}};
+    }
     if (name == "bumpPriority") {
       std::string id = Issue();
       return {{"id", id}, {"updatedAt", Now()}};
@@ -211,7 +244,9 @@ WorkloadMix DefaultWorkloadMix() {
   mix.weights = {{"addComment", 14}, {"setStatus", 12},  {"createIssue", 10},
                  {"editTitle", 10},  {"addTag", 8},      {"setPriority", 8},
                  {"bumpPriority", 6}, {"editComment", 6}, {"removeTag", 5},
-                 {"setOwner", 5},    {"deleteIssue", 3}};
+                 {"setOwner", 5},    {"deleteIssue", 3},
+                 {"moveComment", 5}, {"reprioritize", 5}, {"duplicateIssue", 4},
+                 {"recreateIssue", 4}, {"closeIssue", 4}, {"unassignIssue", 3}};
   return mix;
 }
 
@@ -243,7 +278,8 @@ SeedRows SeedData(Rng& rng) {
     const int64_t updated = created + rng.Range(0, 500);
     issues.push_back({Value::String(id), Value::String(Pick(rng, kTitles)),
                       Value::String(Pick(rng, kStatuses)), Value::String(Pick(rng, kPriorities)),
-                      Value::String(PickKnown(rng, user_ids)), Value::Int(created),
+                      k % 4 == 3 ? Value::Null() : Value::String(PickKnown(rng, user_ids)),
+                      Value::Int(created),
                       Value::Int(updated)});
     const int64_t n_comments = rng.Range(0, 3);
     for (int64_t c = 0; c < n_comments; ++c) {

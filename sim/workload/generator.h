@@ -49,6 +49,9 @@ struct WorkloadState {
   std::vector<std::string> comment_ids;
   std::vector<std::string> tag_ids;
   std::vector<std::string> user_ids;
+  // Issues the client saw once and that are gone now (recreateIssue reuses their ids); may be
+  // empty — then recreateIssue targets a live issue (an id collision).
+  std::vector<std::string> deleted_issue_ids;
 };
 
 struct MutationAction {
@@ -67,7 +70,9 @@ struct WorkloadMix {
 };
 
 // Default weights: addComment 14, setStatus 12, createIssue 10, editTitle 10, addTag 8,
-// setPriority 8, bumpPriority 6, editComment 6, removeTag 5, setOwner 5, deleteIssue 3.
+// setPriority 8, bumpPriority 6, editComment 6, removeTag 5, setOwner 5, deleteIssue 3,
+// moveComment 5, reprioritize 5, duplicateIssue 4, recreateIssue 4, closeIssue 4,
+// unassignIssue 3.
 WorkloadMix DefaultWorkloadMix();
 
 // table → positional rows (schema column order), rows in id order.

@@ -59,7 +59,7 @@ TEST(WorkloadGeneratorTest, FreshIdsArePerClientAndNeverRepeat) {
       take(a.args["description"]["id"]);
       for (const json& t : a.args["tags"]) take(t["id"]);
       if (absl::StartsWith(a.args["ownerId"].get<std::string>(), "u-c")) take(a.args["ownerId"]);
-    } else if (a.name == "addTag" || a.name == "addComment") {
+    } else if (a.name == "addTag" || a.name == "addComment" || a.name == "duplicateIssue") {
       take(a.args["id"]);
     } else if (a.name == "setOwner" &&
                absl::StartsWith(a.args["ownerId"].get<std::string>(), "u-c")) {
@@ -143,7 +143,15 @@ TEST(WorkloadGeneratorTest, SeedDataIsSmallValidAndDeterministic) {
   const WorkloadState state = StateFromRows(rows);
   const std::set<std::string> issues(state.issue_ids.begin(), state.issue_ids.end());
   const std::set<std::string> users(state.user_ids.begin(), state.user_ids.end());
-  for (const RowValues& r : rows.at("issue")) EXPECT_TRUE(users.count(r[kIssueOwnerId].as_string()));
+  int unassigned = 0;  // issue.ownerId is nullable in the sim schema: some seed issues have none
+  for (const RowValues& r : rows.at("issue")) {
+    if (r[kIssueOwnerId].is_null()) {
+      ++unassigned;
+    } else {
+      EXPECT_TRUE(users.count(r[kIssueOwnerId].as_string()));
+    }
+  }
+  EXPECT_EQ(unassigned, 2);
   for (const RowValues& r : rows.at("comment")) {
     EXPECT_TRUE(issues.count(r[kCommentIssueId].as_string()));
     EXPECT_TRUE(users.count(r[kCommentAuthorId].as_string()));

@@ -87,8 +87,12 @@ class OpenTx : public MutationTx {
     row["priority"] = "low";
     return std::optional<KeyedRow>(row);
   }
+  // One child row (closeIssue throws on an issue without comments).
   absl::StatusOr<std::vector<TreeNode>> Query(const Ast&) override {
-    return std::vector<TreeNode>();
+    TreeNode n;
+    n.row = MakeRow({Value::String("q1"), Value::String("x1"), Value::String("n"),
+                     Value::String("b"), Value::Int(5)});
+    return std::vector<TreeNode>{n};
   }
   absl::Status Add(std::string_view, const RowValues&) override { return absl::OkStatus(); }
   absl::Status Remove(std::string_view, const RowValues&) override { return absl::OkStatus(); }

@@ -100,6 +100,41 @@ Ast ChildrenOf(std::string table, const std::string& issue_id) {
   return a;
 }
 
+// The authority's commit stamp (server twins only): strictly after both the client's claimed
+// updatedAt and the row's stored one — the server assigns the timestamp, so the prediction's
+// updatedAt is always replaced by a different authoritative value. The client keeps its own.
+absl::StatusOr<json> Stamp(bool server, MutationTx& tx, const std::string& issue_id,
+                           const json& claimed) {
+  if (!server) return claimed;
+  int64_t at = claimed.is_number_integer() ? claimed.get<int64_t>() : 0;
+  ASSIGN_OR_RETURN(std::optional<KeyedRow> row, tx.GetRow("issue", json{{"id", issue_id}}));
+  if (row && row->contains("updatedAt") && (*row)["updatedAt"].is_number_integer()) {
+    at = std::max(at, (*row)["updatedAt"].get<int64_t>());
+  }
+  return json(at + 1);
+}
+
+// The server's title normalization: ASCII whitespace trimmed, inner runs collapsed to one space.
+std::string NormalizeTitle(bool server, const std::string& title) {
+  if (!server) return title;
+  std::string out;
+  for (char ch : title) {
+    const bool space = absl::ascii_isspace(static_cast<unsigned char>(ch));
+    if (space) {
+      if (!out.empty() && out.back() != ' ') out.push_back(' ');
+    } else {
+      out.push_back(ch);
+    }
+  }
+  if (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+// The server's tag name normalization: ASCII lower-case ("Bug" and "bug" are one tag name).
+std::string NormalizeTag(bool server, const std::string& name) {
+  return server ? absl::AsciiStrToLower(name) : name;
+}
+
 absl::Status CreateIssue(bool server, MutationTx& tx, const json& j) {
   Args a("createIssue", j);
   RETURN_IF_ERROR(a.CheckObject());
@@ -138,7 +173,7 @@ absl::Status CreateIssue(bool server, MutationTx& tx, const json& j) {
   }
 
   RETURN_IF_ERROR(tx.Insert("issue", json{{"id", id},
-                                          {"title", title},
+                                          {"title", NormalizeTitle(server, title)},
                                           {"status", status},
                                           {"priority", priority},
                                           {"ownerId", owner_id},
@@ -152,7 +187,8 @@ absl::Status CreateIssue(bool server, MutationTx& tx, const json& j) {
                                               {"createdAt", created_at}}));
   }
   for (const auto& [tag_id, name] : tags) {
-    RETURN_IF_ERROR(tx.Insert("tag", json{{"id", tag_id}, {"issueId", id}, {"name", name}}));
+    RETURN_IF_ERROR(tx.Insert(
+        "tag", json{{"id", tag_id}, {"issueId", id}, {"name", NormalizeTag(server, name)}}));
   }
   return tx.InsertIgnore("user", json{{"id", owner_id}, {"name", owner_name}});
 }
@@ -164,18 +200,23 @@ absl::Status SetIssueField(bool server, absl::string_view mutator, absl::string_
   RETURN_IF_ERROR(a.CheckObject());
   ASSIGN_OR_RETURN(std::string id, a.Id("id"));
   ASSIGN_OR_RETURN(std::string value, a.String(field));
-  ASSIGN_OR_RETURN(json updated_at, a.Number("updatedAt"));
-  if (field == "title") RETURN_IF_ERROR(RejectBlank(server, mutator, "title", value));
+  ASSIGN_OR_RETURN(json claimed, a.Number("updatedAt"));
+  if (field == "title") {
+    RETURN_IF_ERROR(RejectBlank(server, mutator, "title", value));
+    value = NormalizeTitle(server, value);
+  }
+  ASSIGN_OR_RETURN(json updated_at, Stamp(server, tx, id, claimed));
   return tx.Update("issue",
                    json{{"id", id}, {std::string(field), value}, {"updatedAt", updated_at}});
 }
 
-absl::Status SetOwner(MutationTx& tx, const json& j) {
+absl::Status SetOwner(bool server, MutationTx& tx, const json& j) {
   Args a("setOwner", j);
   RETURN_IF_ERROR(a.CheckObject());
   ASSIGN_OR_RETURN(std::string id, a.Id("id"));
   ASSIGN_OR_RETURN(std::string owner_id, a.Id("ownerId"));
-  ASSIGN_OR_RETURN(json updated_at, a.Number("updatedAt"));
+  ASSIGN_OR_RETURN(json claimed, a.Number("updatedAt"));
+  ASSIGN_OR_RETURN(json updated_at, Stamp(server, tx, id, claimed));
   if (a.Has("ownerName")) {
     ASSIGN_OR_RETURN(std::string owner_name, a.String("ownerName"));
     RETURN_IF_ERROR(tx.InsertIgnore("user", json{{"id", owner_id}, {"name", owner_name}}));
@@ -183,13 +224,25 @@ absl::Status SetOwner(MutationTx& tx, const json& j) {
   return tx.Update("issue", json{{"id", id}, {"ownerId", owner_id}, {"updatedAt", updated_at}});
 }
 
-absl::Status AddTag(MutationTx& tx, const json& j) {
+absl::Status AddTag(bool server, MutationTx& tx, const json& j) {
   Args a("addTag", j);
   RETURN_IF_ERROR(a.CheckObject());
   ASSIGN_OR_RETURN(std::string id, a.Id("id"));
   ASSIGN_OR_RETURN(std::string issue_id, a.Id("issueId"));
   ASSIGN_OR_RETURN(std::string name, a.String("name"));
   RETURN_IF_ERROR(RequireIssue(tx, "addTag", issue_id));
+  name = NormalizeTag(server, name);
+  if (server) {  // a validation the client does not know: one tag name per issue
+    ASSIGN_OR_RETURN(std::vector<TreeNode> tags, tx.Query(ChildrenOf("tag", issue_id)));
+    for (const TreeNode& node : tags) {
+      if (node.row != nullptr && static_cast<int>(node.row->size()) > kTagName &&
+          (*node.row)[kTagName].is_string() &&
+          absl::AsciiStrToLower((*node.row)[kTagName].as_string()) == name) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "mutator addTag: issue \"", issue_id, "\" already has a tag \"", name, "\""));
+      }
+    }
+  }
   return tx.Insert("tag", json{{"id", id}, {"issueId", issue_id}, {"name", name}});
 }
 
@@ -277,6 +330,119 @@ absl::Status BumpPriority(MutationTx& tx, const json& j) {
   return tx.Update("issue", json{{"id", id}, {"priority", *std::next(it)}, {"updatedAt", updated_at}});
 }
 
+// moveComment {id, issueId}: re-parents a comment (its correlation column). The target issue
+// must exist (NotFound); an absent comment is a no-op update.
+absl::Status MoveComment(MutationTx& tx, const json& j) {
+  Args a("moveComment", j);
+  RETURN_IF_ERROR(a.CheckObject());
+  ASSIGN_OR_RETURN(std::string id, a.Id("id"));
+  ASSIGN_OR_RETURN(std::string issue_id, a.Id("issueId"));
+  RETURN_IF_ERROR(RequireIssue(tx, "moveComment", issue_id));
+  return tx.Update("comment", json{{"id", id}, {"issueId", issue_id}});
+}
+
+// reprioritize {id, priority, createdAt, updatedAt}: moves an issue in every createdAt-ordered
+// list (the card order column) and sets its priority (another sort column).
+absl::Status Reprioritize(bool server, MutationTx& tx, const json& j) {
+  Args a("reprioritize", j);
+  RETURN_IF_ERROR(a.CheckObject());
+  ASSIGN_OR_RETURN(std::string id, a.Id("id"));
+  ASSIGN_OR_RETURN(std::string priority, a.String("priority"));
+  ASSIGN_OR_RETURN(json created_at, a.Number("createdAt"));
+  ASSIGN_OR_RETURN(json claimed, a.Number("updatedAt"));
+  ASSIGN_OR_RETURN(json updated_at, Stamp(server, tx, id, claimed));
+  return tx.Update("issue", json{{"id", id},
+                                 {"priority", priority},
+                                 {"createdAt", created_at},
+                                 {"updatedAt", updated_at}});
+}
+
+// duplicateIssue {id, sourceId, createdAt}: a read-dependent insert — reads the source issue
+// (absent → NotFound) and its tags, inserts a copy under `id` ("<title> (copy)", same status,
+// priority, owner) with tags "<id>-t<k>" of the same names.
+absl::Status DuplicateIssue(MutationTx& tx, const json& j) {
+  Args a("duplicateIssue", j);
+  RETURN_IF_ERROR(a.CheckObject());
+  ASSIGN_OR_RETURN(std::string id, a.Id("id"));
+  ASSIGN_OR_RETURN(std::string source_id, a.Id("sourceId"));
+  ASSIGN_OR_RETURN(json created_at, a.Number("createdAt"));
+  ASSIGN_OR_RETURN(std::optional<KeyedRow> src, tx.GetRow("issue", json{{"id", source_id}}));
+  if (!src) {
+    return absl::NotFoundError(
+        absl::StrCat("mutator duplicateIssue: issue \"", source_id, "\" does not exist"));
+  }
+  const std::string title = (*src)["title"].is_string() ? (*src)["title"].get<std::string>() : "";
+  RETURN_IF_ERROR(tx.Insert("issue", json{{"id", id},
+                                          {"title", absl::StrCat(title, " (copy)")},
+                                          {"status", (*src)["status"]},
+                                          {"priority", (*src)["priority"]},
+                                          {"ownerId", (*src)["ownerId"]},
+                                          {"createdAt", created_at},
+                                          {"updatedAt", created_at}}));
+  ASSIGN_OR_RETURN(std::vector<TreeNode> tags, tx.Query(ChildrenOf("tag", source_id)));
+  std::vector<std::string> names;
+  for (const TreeNode& node : tags) {
+    if (node.row != nullptr && static_cast<int>(node.row->size()) > kTagName &&
+        (*node.row)[kTagName].is_string()) {
+      names.push_back((*node.row)[kTagName].as_string());
+    }
+  }
+  std::sort(names.begin(), names.end());  // deterministic whatever the query order
+  for (size_t k = 0; k < names.size(); ++k) {
+    RETURN_IF_ERROR(tx.Insert("tag", json{{"id", absl::StrCat(id, "-t", k + 1)},
+                                          {"issueId", id},
+                                          {"name", names[k]}}));
+  }
+  return absl::OkStatus();
+}
+
+// recreateIssue {id, title, createdAt}: inserts an issue under a caller-chosen id — the id of a
+// deleted issue (reuse) or of a live one (collision: the insert's AlreadyExists error).
+absl::Status RecreateIssue(bool server, MutationTx& tx, const json& j) {
+  Args a("recreateIssue", j);
+  RETURN_IF_ERROR(a.CheckObject());
+  ASSIGN_OR_RETURN(std::string id, a.Id("id"));
+  ASSIGN_OR_RETURN(std::string title, a.String("title"));
+  ASSIGN_OR_RETURN(json created_at, a.Number("createdAt"));
+  RETURN_IF_ERROR(RejectBlank(server, "recreateIssue", "title", title));
+  return tx.Insert("issue", json{{"id", id},
+                                 {"title", NormalizeTitle(server, title)},
+                                 {"status", "backlog"},
+                                 {"priority", "low"},
+                                 {"ownerId", nullptr},
+                                 {"createdAt", created_at},
+                                 {"updatedAt", created_at}});
+}
+
+// closeIssue {id, updatedAt}: writes status "done", THEN reads the issue's comments and throws
+// FailedPrecondition when it has none ("say why you close it") — a mutator that fails after
+// writing: its write must not survive (the tx rolls back; no mid on the client, seed 002).
+absl::Status CloseIssue(bool server, MutationTx& tx, const json& j) {
+  Args a("closeIssue", j);
+  RETURN_IF_ERROR(a.CheckObject());
+  ASSIGN_OR_RETURN(std::string id, a.Id("id"));
+  ASSIGN_OR_RETURN(json claimed, a.Number("updatedAt"));
+  ASSIGN_OR_RETURN(json updated_at, Stamp(server, tx, id, claimed));
+  RETURN_IF_ERROR(
+      tx.Update("issue", json{{"id", id}, {"status", "done"}, {"updatedAt", updated_at}}));
+  ASSIGN_OR_RETURN(std::vector<TreeNode> comments, tx.Query(ChildrenOf("comment", id)));
+  if (comments.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("mutator closeIssue: issue \"", id, "\" has no comment (written, then thrown)"));
+  }
+  return absl::OkStatus();
+}
+
+// unassignIssue {id, updatedAt}: ownerId := null (the nullable column; schema.h).
+absl::Status UnassignIssue(bool server, MutationTx& tx, const json& j) {
+  Args a("unassignIssue", j);
+  RETURN_IF_ERROR(a.CheckObject());
+  ASSIGN_OR_RETURN(std::string id, a.Id("id"));
+  ASSIGN_OR_RETURN(json claimed, a.Number("updatedAt"));
+  ASSIGN_OR_RETURN(json updated_at, Stamp(server, tx, id, claimed));
+  return tx.Update("issue", json{{"id", id}, {"ownerId", nullptr}, {"updatedAt", updated_at}});
+}
+
 std::map<std::string, Mutator> MakeMutators(bool server) {
   std::map<std::string, Mutator> m;
   m["createIssue"] = [server](MutationTx& tx, const json& a) { return CreateIssue(server, tx, a); };
@@ -289,13 +455,25 @@ std::map<std::string, Mutator> MakeMutators(bool server) {
   m["setPriority"] = [server](MutationTx& tx, const json& a) {
     return SetIssueField(server, "setPriority", "priority", tx, a);
   };
-  m["setOwner"] = [](MutationTx& tx, const json& a) { return SetOwner(tx, a); };
-  m["addTag"] = [](MutationTx& tx, const json& a) { return AddTag(tx, a); };
+  m["setOwner"] = [server](MutationTx& tx, const json& a) { return SetOwner(server, tx, a); };
+  m["addTag"] = [server](MutationTx& tx, const json& a) { return AddTag(server, tx, a); };
   m["removeTag"] = [](MutationTx& tx, const json& a) { return RemoveTag(tx, a); };
   m["addComment"] = [server](MutationTx& tx, const json& a) { return AddComment(server, tx, a); };
   m["editComment"] = [server](MutationTx& tx, const json& a) { return EditComment(server, tx, a); };
   m["deleteIssue"] = [](MutationTx& tx, const json& a) { return DeleteIssue(tx, a); };
   m["bumpPriority"] = [](MutationTx& tx, const json& a) { return BumpPriority(tx, a); };
+  m["moveComment"] = [](MutationTx& tx, const json& a) { return MoveComment(tx, a); };
+  m["reprioritize"] = [server](MutationTx& tx, const json& a) {
+    return Reprioritize(server, tx, a);
+  };
+  m["duplicateIssue"] = [](MutationTx& tx, const json& a) { return DuplicateIssue(tx, a); };
+  m["recreateIssue"] = [server](MutationTx& tx, const json& a) {
+    return RecreateIssue(server, tx, a);
+  };
+  m["closeIssue"] = [server](MutationTx& tx, const json& a) { return CloseIssue(server, tx, a); };
+  m["unassignIssue"] = [server](MutationTx& tx, const json& a) {
+    return UnassignIssue(server, tx, a);
+  };
   return m;
 }
 
@@ -326,18 +504,25 @@ std::vector<MutatorSignature> MakeSignatures() {
         Arg("createdAt", T::kInt)}},
       {"addTag", {id, Arg("issueId", T::kId), Arg("name", T::kString)}},
       {"bumpPriority", {id, updated_at}},
+      {"closeIssue", {id, updated_at}},
       {"createIssue",
        {id, Arg("title", T::kString), Arg("status", T::kEnum, true, statuses),
         Arg("priority", T::kEnum, true, priorities), Arg("ownerId", T::kId),
         Arg("ownerName", T::kString), Arg("createdAt", T::kInt),
         Arg("description", T::kDescription, false), Arg("tags", T::kTags, false)}},
       {"deleteIssue", {id}},
+      {"duplicateIssue", {id, Arg("sourceId", T::kId), Arg("createdAt", T::kInt)}},
       {"editComment", {id, Arg("body", T::kString)}},
       {"editTitle", {id, Arg("title", T::kString), updated_at}},
+      {"moveComment", {id, Arg("issueId", T::kId)}},
+      {"recreateIssue", {id, Arg("title", T::kString), Arg("createdAt", T::kInt)}},
       {"removeTag", {id}},
+      {"reprioritize",
+       {id, Arg("priority", T::kEnum, true, priorities), Arg("createdAt", T::kInt), updated_at}},
       {"setOwner", {id, Arg("ownerId", T::kId), Arg("ownerName", T::kString, false), updated_at}},
       {"setPriority", {id, Arg("priority", T::kEnum, true, priorities), updated_at}},
       {"setStatus", {id, Arg("status", T::kEnum, true, statuses), updated_at}},
+      {"unassignIssue", {id, updated_at}},
   };
   return table;
 }

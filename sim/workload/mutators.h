@@ -26,6 +26,19 @@
 //       priority one step up low → medium → high → urgent, with updatedAt; urgent stays urgent
 //       and then nothing is written (a read-only run: empty write-set). An unknown priority value
 //       is FailedPrecondition.
+//   moveComment {id, issueId}               target issue must exist (NotFound); update the
+//       comment's issueId (a correlation column: the comment moves between issues' children)
+//   reprioritize {id, priority, createdAt, updatedAt}
+//                                           update priority and createdAt (sort columns)
+//   duplicateIssue {id, sourceId, createdAt} read-dependent insert: reads the source issue
+//       (absent → NotFound) and its tags, inserts "<title> (copy)" with its status, priority,
+//       owner, and tags "<id>-t<k>" of the same names (sorted)
+//   recreateIssue {id, title, createdAt}    insert issue {backlog, low, ownerId null}: the
+//       generator picks a deleted issue's id (reuse) or a live one (AlreadyExists from the tx)
+//   closeIssue {id, updatedAt}              update status "done", THEN query its comments and
+//       throw FailedPrecondition when there are none: a throw after a write (nothing applies;
+//       on the client no mid is consumed, seed 002 invoke; at the authority the mid burns)
+//   unassignIssue {id, updatedAt}           update ownerId to null (nullable, workload_schema.h)
 // Absent targets (the documented choice): the field edits (editTitle, setStatus, setPriority,
 // setOwner, editComment) use `update`, which no-ops when the row is absent — as the app's
 // `tx.mutate.X.update` does — so they stay blind writes (no public read: eligible for folded
@@ -37,10 +50,17 @@
 // missing required arg or one of the wrong JSON type (InvalidArgument naming mutator and arg);
 // NotFound / FailedPrecondition as above; any error returned by the tx (e.g. insert of an
 // existing id) is passed through.
-// Server twins: the same code plus one validation the client does not do: a title that is empty
-// after trimming ASCII whitespace (createIssue, editTitle) or such a comment body (addComment,
-// editComment) is InvalidArgument — so a client prediction of those snaps back when the
-// authority burns the mid.
+// Server twins differ from the client predictions ON PURPOSE (issue 11), so a rebase must replace
+// predictions with other authoritative values:
+//   - validations the client does not do: a title that is empty after trimming ASCII whitespace
+//     (createIssue, editTitle, recreateIssue) or such a comment body (addComment, editComment) is
+//     InvalidArgument; addTag of a name (lower-cased) the issue already has is
+//     FailedPrecondition — the authority burns the mid and the prediction snaps back;
+//   - normalization: titles trimmed with inner whitespace runs collapsed (createIssue, editTitle,
+//     recreateIssue); tag names lower-cased (createIssue, addTag);
+//   - a server-assigned timestamp: editTitle, setStatus, setPriority, setOwner, reprioritize,
+//     closeIssue, unassignIssue write updatedAt = max(claimed, stored) + 1 (the authority's
+//     commit stamp: after the client's claim and the row's last stamp) instead of the claim.
 // Source: SPEC §2.2 (named mutators, MutationTx), §2.3 (server twins); the app's mutators.
 //
 //   std::map<std::string, Mutator> client = ClientMutators();

@@ -223,8 +223,10 @@ json CreateArgs(const std::string& title) {
 
 TEST_F(WorkloadMutatorsTest, NamesAreTheAppMutatorsOnBothSides) {
   const std::vector<std::string> expected = {
-      "addComment", "addTag",      "bumpPriority", "createIssue", "deleteIssue", "editComment",
-      "editTitle",  "removeTag",   "setOwner",     "setPriority", "setStatus"};
+      "addComment",   "addTag",      "bumpPriority", "closeIssue",    "createIssue",
+      "deleteIssue",  "duplicateIssue", "editComment", "editTitle",   "moveComment",
+      "recreateIssue", "removeTag",  "reprioritize", "setOwner",      "setPriority",
+      "setStatus",    "unassignIssue"};
   EXPECT_EQ(WorkloadMutatorNames(), expected);
   std::vector<std::string> client, server;
   for (const auto& [n, m] : ClientMutators()) client.push_back(n);
@@ -413,9 +415,9 @@ TEST_F(WorkloadMutatorsTest, ServerTwinsRejectBlankTitlesAndBodiesThatClientsAcc
       tables_ = before;
     }
   }
-  // Non-blank text with surrounding spaces is fine on the server.
+  // Non-blank text with surrounding spaces is fine on the server, which normalizes it.
   EXPECT_TRUE(Server("editTitle", {{"id", "i001"}, {"title", "  ok  "}, {"updatedAt", 9}}).ok());
-  EXPECT_EQ(tables_["issue"]["i001"]["title"], "  ok  ");
+  EXPECT_EQ(tables_["issue"]["i001"]["title"], "ok");
 }
 
 TEST_F(WorkloadMutatorsTest, GeneratedActionsRunThroughServerTwins) {
@@ -437,6 +439,7 @@ TEST_F(WorkloadMutatorsTest, GeneratedActionsRunThroughServerTwins) {
   for (int c = 0; c < 3; ++c) rngs.push_back(root.Fork(absl::StrCat("client/", c)));
   std::map<std::string, int> outcomes;
   const auto server = ServerMutators();
+  std::set<std::string> ever;  // issue ids seen (recreateIssue reuses the deleted ones)
   for (int step = 0; step < 600; ++step) {
     const int c = step % 3;
     WorkloadState state;
@@ -444,13 +447,22 @@ TEST_F(WorkloadMutatorsTest, GeneratedActionsRunThroughServerTwins) {
     for (const auto& [id, row] : tables_["comment"]) state.comment_ids.push_back(id);
     for (const auto& [id, row] : tables_["tag"]) state.tag_ids.push_back(id);
     for (const auto& [id, row] : tables_["user"]) state.user_ids.push_back(id);
+    for (const auto& [id, row] : tables_["issue"]) ever.insert(id);
+    for (const std::string& id : ever) {
+      if (!tables_["issue"].count(id)) state.deleted_issue_ids.push_back(id);
+    }
     const MutationAction a = NextMutation(rngs[c], state, c, 10000 + step * 7, counters[c]);
     absl::Status s = Run(server, a.name, a.args);
     if (s.code() == absl::StatusCode::kInvalidArgument) {
       // The only InvalidArgument the generator may provoke is the server's blank check.
       EXPECT_THAT(std::string(s.message()), HasSubstr("must not be blank")) << a.ToJson().dump();
     } else {
-      EXPECT_TRUE(s.ok() || s.code() == absl::StatusCode::kNotFound) << s << a.ToJson().dump();
+      // NotFound: a gone target; FailedPrecondition: closeIssue without comments, a duplicate
+      // tag name; AlreadyExists: recreateIssue onto a live id.
+      EXPECT_TRUE(s.ok() || s.code() == absl::StatusCode::kNotFound ||
+                  s.code() == absl::StatusCode::kFailedPrecondition ||
+                  s.code() == absl::StatusCode::kAlreadyExists)
+          << s << a.ToJson().dump();
     }
     ++outcomes[absl::StrCat(a.name, ":", absl::StatusCodeToString(s.code()))];
   }
@@ -467,6 +479,103 @@ TEST_F(WorkloadMutatorsTest, GeneratedActionsRunThroughServerTwins) {
       EXPECT_EQ(tables_["issue"].count(row["issueId"].get<std::string>()), 1u) << child << " " << id;
     }
   }
+}
+
+TEST_F(WorkloadMutatorsTest, MoveCommentReparentsAndNeedsTheTargetIssue) {
+  for (bool server : {false, true}) {
+    tables_.clear();
+    SetUp();
+    auto run = [&](const json& a) { return server ? Server("moveComment", a) : Client("moveComment", a); };
+    ASSERT_TRUE(run({{"id", "c001"}, {"issueId", "i002"}}).ok());
+    EXPECT_EQ(tables_["comment"]["c001"]["issueId"], "i002");
+    EXPECT_EQ(run({{"id", "c002"}, {"issueId", "i404"}}).code(), absl::StatusCode::kNotFound);
+    EXPECT_EQ(tables_["comment"]["c002"]["issueId"], "i001");
+  }
+}
+
+TEST_F(WorkloadMutatorsTest, ReprioritizeEditsSortColumnsAndTheServerStampsUpdatedAt) {
+  const json args = {{"id", "i001"}, {"priority", "urgent"}, {"createdAt", 50}, {"updatedAt", 900}};
+  const Tables before = tables_;
+  ASSERT_TRUE(Client("reprioritize", args).ok());
+  EXPECT_EQ(tables_["issue"]["i001"]["priority"], "urgent");
+  EXPECT_EQ(tables_["issue"]["i001"]["createdAt"], 50);
+  EXPECT_EQ(tables_["issue"]["i001"]["updatedAt"], 900);  // the client's own claim
+  tables_ = before;
+  ASSERT_TRUE(Server("reprioritize", args).ok());
+  EXPECT_EQ(tables_["issue"]["i001"]["createdAt"], 50);
+  // The stored updatedAt (1000) is later than the claim: the server's stamp is after both.
+  EXPECT_EQ(tables_["issue"]["i001"]["updatedAt"], 1001);
+  ASSERT_TRUE(Server("setStatus", {{"id", "i001"}, {"status", "done"}, {"updatedAt", 5000}}).ok());
+  EXPECT_EQ(tables_["issue"]["i001"]["updatedAt"], 5001);
+}
+
+TEST_F(WorkloadMutatorsTest, DuplicateIssueInsertsWhatItRead) {
+  for (bool server : {false, true}) {
+    tables_.clear();
+    SetUp();
+    tables_["tag"]["t003"] = {{"id", "t003"}, {"issueId", "i001"}, {"name", "perf"}};
+    const json args = {{"id", "i-c0-9"}, {"sourceId", "i001"}, {"createdAt", 7000}};
+    const absl::Status st = server ? Server("duplicateIssue", args) : Client("duplicateIssue", args);
+    ASSERT_TRUE(st.ok()) << st;
+    const json& copy = tables_["issue"]["i-c0-9"];
+    EXPECT_EQ(copy["title"], "Fix login (copy)");
+    EXPECT_EQ(copy["priority"], "low");
+    EXPECT_EQ(copy["ownerId"], "u01");
+    EXPECT_EQ(tables_["tag"]["i-c0-9-t1"]["name"], "bug");
+    EXPECT_EQ(tables_["tag"]["i-c0-9-t2"]["name"], "perf");
+    const json gone = {{"id", "i-c0-10"}, {"sourceId", "i404"}, {"createdAt", 7000}};
+    EXPECT_EQ((server ? Server("duplicateIssue", gone) : Client("duplicateIssue", gone)).code(),
+              absl::StatusCode::kNotFound);
+  }
+}
+
+TEST_F(WorkloadMutatorsTest, RecreateIssueReusesADeletedIdAndCollidesWithALiveOne) {
+  ASSERT_TRUE(Client("deleteIssue", {{"id", "i002"}}).ok());
+  const json reuse = {{"id", "i002"}, {"title", "  back   again "}, {"createdAt", 8000}};
+  const Tables before = tables_;
+  ASSERT_TRUE(Client("recreateIssue", reuse).ok());
+  EXPECT_EQ(tables_["issue"]["i002"]["title"], "  back   again ");
+  EXPECT_TRUE(tables_["issue"]["i002"]["ownerId"].is_null());  // the nullable column
+  tables_ = before;
+  ASSERT_TRUE(Server("recreateIssue", reuse).ok());
+  EXPECT_EQ(tables_["issue"]["i002"]["title"], "back again");  // the server's normalization
+  const json collide = {{"id", "i001"}, {"title", "x"}, {"createdAt", 8000}};
+  EXPECT_EQ(Client("recreateIssue", collide).code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(Server("recreateIssue", collide).code(), absl::StatusCode::kAlreadyExists);
+}
+
+TEST_F(WorkloadMutatorsTest, CloseIssueThrowsAfterWritingAndNothingApplies) {
+  for (bool server : {false, true}) {
+    tables_.clear();
+    SetUp();
+    tables_["issue"]["i003"] = Issue("i003", "high");  // no comments
+    const Tables before = tables_;
+    std::vector<std::string> log;
+    const absl::Status s = Run(server ? ServerMutators() : ClientMutators(), "closeIssue",
+                               {{"id", "i003"}, {"updatedAt", 2000}}, &log);
+    EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+    EXPECT_THAT(log, ::testing::Contains("update issue"));  // it wrote before it threw
+    EXPECT_EQ(tables_, before);                              // and the tx was discarded
+    ASSERT_TRUE(Run(server ? ServerMutators() : ClientMutators(), "closeIssue",
+                    {{"id", "i001"}, {"updatedAt", 2000}}).ok());
+    EXPECT_EQ(tables_["issue"]["i001"]["status"], "done");
+  }
+}
+
+TEST_F(WorkloadMutatorsTest, UnassignWritesNullAndServerTwinsNormalizeAndValidateTags) {
+  ASSERT_TRUE(Client("unassignIssue", {{"id", "i001"}, {"updatedAt", 1500}}).ok());
+  EXPECT_TRUE(tables_["issue"]["i001"]["ownerId"].is_null());
+  EXPECT_EQ(tables_["issue"]["i001"]["updatedAt"], 1500);
+  // addTag: the client keeps "Bug" and allows a second "bug"; the server lower-cases and
+  // rejects a tag name the issue already has (a validation the client does not know).
+  const json dup = {{"id", "t-c0-1"}, {"issueId", "i001"}, {"name", "Bug"}};
+  const Tables before = tables_;
+  ASSERT_TRUE(Client("addTag", dup).ok());
+  EXPECT_EQ(tables_["tag"]["t-c0-1"]["name"], "Bug");
+  tables_ = before;
+  EXPECT_EQ(Server("addTag", dup).code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(Server("addTag", {{"id", "t-c0-2"}, {"issueId", "i001"}, {"name", "PERF"}}).ok());
+  EXPECT_EQ(tables_["tag"]["t-c0-2"]["name"], "perf");
 }
 
 }  // namespace

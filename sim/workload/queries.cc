@@ -9,6 +9,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/str_join.h"
 #include "engine/ast_json.h"
+#include "sim/workload/catalog.h"
 
 namespace rindle::sim {
 namespace {
@@ -271,6 +272,7 @@ absl::StatusOr<Ast> BuildNamedQuery(const RemoteQuery& q, const QueryContext& ct
     a.order_by = {{"name", false}};
     return a;
   }
+  if (IsCatalogQueryName(q.name)) return BuildCatalogQuery(q);
   return absl::InvalidArgumentError(absl::StrCat("unknown named query \"", q.name, "\" (known: ",
                                                  absl::StrJoin(NamedQueryNames(), ", "), ")"));
 }

@@ -12,6 +12,8 @@
 //                                args is the id string (or {"id": id})
 //   recentComments({limit})      comments createdAt desc, id asc + author + issue link
 //   tagOptions(null)             tag names by name;   users(null)   whole user table by name
+//   <app-style catalog key>({literals}?)  a recorded catalog AST, literals substituted
+//                                (catalog.h: NOT EXISTS, IN, LIKE, cursors, IS NULL, related one())
 // The issue card (issuesPage, myIssues) selects id, ownerId, priority, status, title, updatedAt and
 // relates commentCount (count of comments), owner (user id,name) and tags (id,name by name).
 // The produced ASTs equal the recorded fixtures fixtures/app/queries/*.json (checked by

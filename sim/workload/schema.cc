@@ -29,7 +29,27 @@ absl::StatusOr<Schema> LoadSchemaFile(std::string_view path) {
   return SchemaFromJson(j, p);
 }
 
-absl::StatusOr<Schema> LoadAppSchema() { return LoadSchemaFile(AppSchemaPath()); }
+absl::StatusOr<Schema> LoadAppSchema() {
+  absl::StatusOr<Schema> s = LoadSchemaFile(AppSchemaPath());
+  if (!s.ok()) return s;
+  for (const auto& [table, column] : SimNullableColumns()) {
+    auto t = s->find(table);
+    if (t == s->end()) return absl::NotFoundError(absl::StrCat(AppSchemaPath(), ": no table ", table));
+    bool found = false;
+    for (ColumnSpec& c : t->second.columns) {
+      if (c.name == column) c.nullable = found = true;
+    }
+    if (!found) {
+      return absl::NotFoundError(absl::StrCat(AppSchemaPath(), ": no column ", table, ".", column));
+    }
+  }
+  return s;
+}
+
+const std::vector<std::pair<std::string, std::string>>& SimNullableColumns() {
+  static const std::vector<std::pair<std::string, std::string>> kColumns = {{"issue", "ownerId"}};
+  return kColumns;
+}
 
 Schema LocalTableSpecs() {
   auto str = [](const char* name) { return ColumnSpec{name, ColumnType::kString, false}; };
