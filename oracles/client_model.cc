@@ -93,11 +93,13 @@ void ClientModel::FreezeAll() {
 
 void ClientModel::Welcome(int64_t boot_id) {
   if (boot_ != 0 && boot_id != boot_) {
-    // A restarted authority: the gate resets; every source waits for its new snapshot.
+    // A restarted authority: the gate resets.
     gate_.Reset();
     payloads_.clear();
-    FreezeAll();
   }
+  // A new session: what the old one had in flight is lost, so every source waits for the
+  // snapshot of its re-registration.
+  FreezeAll();
   boot_ = boot_id;
 }
 

@@ -18,7 +18,8 @@
 //   * the reserved lmid query (qid 0) ships `_rindle_client_mutations`; the released lmid is the
 //     largest last_mutation_id ever released for this client id (a watermark);
 //   * cuts: each source is at a cut (boot id, cv) — the gate's appliedCv — from the release of a
-//     snapshot of its current epoch on; a hello (new epoch), an overflow or a new boot freezes it
+//     snapshot of its current epoch on; a hello (new epoch), an overflow or a welcome (a new
+//     session: frames in flight on the old one are lost; a new boot also resets the gate) freezes it
 //     at the last cut it reached until its next snapshot releases (its rows are kept meanwhile).
 // Expected pending: the sent envelopes with mid > released lmid in mid (= send) order, then the
 // open fold windows in creation order with their last args; an entry whose replay fails is dead

@@ -17,6 +17,7 @@ Checker MakeRunChecker(OptimisticInvariants* invariants) {
   checker.Add(MakeHealth(), {"authority-health", "client-health"});
   checker.Add(MakeViewFresh(), {"events==view", "view==fresh"});
   checker.Add(MakeHeadSyncPending(invariants), {"consistent-view", "head==sync+pending"});
+  checker.Add(MakeAppliedOnce(invariants), {"applied-once"});
   checker.Add(std::move(authority.replay), {"authority-model"}, CheckedWhen::kQuiescence);
   checker.Add(MakeGaplessMids(), {"gapless-mids"}, CheckedWhen::kBoth);
   checker.Add(MakeOptimistic(invariants), {"pending-axis", "superseded-epoch", "replay-order",

@@ -47,6 +47,7 @@ struct ProcessedEnvelope {
   bool applied = false;  // false: burnt (the twin failed)
   std::string reason;    // why it was burnt
   int64_t cv = 0;
+  int64_t boot = 0;  // the boot id it was processed under (cv restarts at 0 each boot)
 };
 
 class AuthorityEndpoint {
