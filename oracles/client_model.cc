@@ -87,8 +87,11 @@ ClientModel::ClientModel(std::string client_id, Schema schema, size_t cap)
 
 // --- delivery ------------------------------------------------------------------------------
 
-void ClientModel::FreezeAll() {
-  for (auto& [qid, s] : sources_) s.current = false;
+void ClientModel::FreezeAll(const char* why) {
+  for (auto& [qid, s] : sources_) {
+    if (s.current) s.frozen_by = why;
+    s.current = false;
+  }
 }
 
 void ClientModel::Welcome(int64_t boot_id) {
@@ -99,7 +102,7 @@ void ClientModel::Welcome(int64_t boot_id) {
   }
   // A new session: what the old one had in flight is lost, so every source waits for the
   // snapshot of its re-registration.
-  FreezeAll();
+  FreezeAll("welcome");
   boot_ = boot_id;
 }
 
@@ -109,6 +112,7 @@ void ClientModel::Hello(int64_t qid, const std::vector<WireTable>& tables) {
   Source& s = sources_[qid];
   s.columns.clear();
   for (const WireTable& t : tables) s.columns[t.name] = t.columns;
+  if (s.current) s.frozen_by = "hello";
   s.current = false;  // a new epoch: frozen until its snapshot releases
 }
 
@@ -121,7 +125,7 @@ void ClientModel::Data(int64_t qid, const NormalizedEvent& ev) {
   if (a == GateModel::Arrival::kOverflow) {
     // The client re-registers every query: each source keeps its rows, frozen.
     payloads_.clear();
-    FreezeAll();
+    FreezeAll("overflow");
   }
 }
 
@@ -217,6 +221,7 @@ void ClientModel::Apply(int64_t qid, const NormalizedEvent& ev) {
   const bool snapshot = ev.type == NormalizedEvent::Type::kSnapshot;
   if (snapshot) {
     s.current = true;
+    s.frozen_by.clear();
     s.rows.clear();
   }
   if (qid == kLmidQid) return ApplyLmid(s, ev.ops);
@@ -267,7 +272,10 @@ void ClientModel::FoldInvoked(const std::string& fold_key, const nlohmann::json&
   dirty_ = true;
   for (Entry& w : windows_) {
     if (w.fold_key == fold_key) {
+      // The window's prediction is re-run with the new args: its write set starts over (seed
+      // 002 §4.2 collapse), then grows with the replays.
       w.args = args;
+      w.tables.clear();
       return;
     }
   }

@@ -31,7 +31,8 @@
 // tables are the union (never shrinking, as seed 002's write sets) of the tables its successful
 // replays wrote to.
 // Errors: Refresh returns InvalidArgument for an unregistered mutator or a synced row the plain
-// store rejects. Source: seed 002 §1.3, §4.1, §4.2, §5.1, lmid-as-data; SPEC §4.3.
+// store rejects. A folded invoke into an open window starts its touched tables over (the collapse
+// re-runs the prediction with the new args). Source: seed 002 §1.3, §4.1, §4.2, §5.1, lmid-as-data; SPEC §4.3.
 #pragma once
 
 #include <compare>
@@ -79,6 +80,7 @@ class ClientModel {
     std::map<std::pair<std::string, RowValues>, std::map<int, std::pair<Value, int64_t>>> rows;
     std::optional<Cut> cut;  // the cut its rows reached
     bool current = false;    // a snapshot of the current epoch released: cut advances
+    std::string frozen_by;   // while not current: "welcome", "hello" or "overflow"
   };
 
   // `schema`: the app schema (what the authority ships); `cap`: the gate's buffer cap.
@@ -123,7 +125,7 @@ class ClientModel {
                              RowValues* pk) const;
   void Put(Source& s, const std::string& table, const RowValues& row);
   void Erase(Source& s, const std::string& table, const RowValues& row);
-  void FreezeAll();
+  void FreezeAll(const char* why);
   void RebuildSynced();
   void Prune();
 

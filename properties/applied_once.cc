@@ -34,6 +34,12 @@ using Cut = ClientModel::Cut;
 
 std::string CutText(const Cut& c) { return StrCat("(boot ", c.boot, ", cv ", c.cv, ")"); }
 
+// Why a source is behind: it waits for the snapshot of a re-registration.
+std::string FrozenText(const ClientModel::Source* s) {
+  if (s == nullptr || s->current || s->frozen_by.empty()) return "";
+  return StrCat(" [frozen since its ", s->frozen_by, ", awaiting a snapshot]");
+}
+
 // The (table, pk) keys whose row differs between `a` and `b`.
 std::set<RowKey> Changed(const PlainTables& a, const PlainTables& b) {
   std::set<RowKey> out;
@@ -174,20 +180,23 @@ class AppliedOnce : public PropertyFamily {
       const RowKey* k = held(*it);
       if (k == nullptr) continue;
       if (in_data && pending.contains(it->mid)) {
+        auto z = m.sources().find(kLmidQid);
+        const std::string lmid_state =
+            z == m.sources().end() ? "" : StrCat(" (lmid query", FrozenText(&z->second), ")");
         return Violation{"applied-once",
                          StrCat(client, ": mid ", it->mid, " (", it->name, ") processed at ",
                                 CutText(it->at), " wrote ", k->first, " ", RowDebugString(k->second),
                                 ", which source qid ", qid, " released at its cut ",
                                 CutText(*s.cut), ", yet it is pending (released lmid ", lmid,
-                                "): applied twice")};
+                                lmid_state, "): applied twice")};
       }
       if (!in_data && confirmed) {
         return Violation{"applied-once",
                          StrCat(client, ": mid ", it->mid, " (", it->name, ") is confirmed (released "
                                 "lmid ", lmid, ") but source qid ", qid, " holds ", k->first, " ",
                                 RowDebugString(k->second), " at its cut ", CutText(*s.cut),
-                                ", before the mid was processed at ", CutText(it->at),
-                                ": the confirmed write vanished")};
+                                FrozenText(&s), ", before the mid was processed at ",
+                                CutText(it->at), ": the confirmed write vanished")};
       }
     }
     return std::nullopt;
