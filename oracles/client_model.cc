@@ -110,8 +110,10 @@ void ClientModel::Hello(int64_t qid, const std::vector<WireTable>& tables) {
   gate_.Drop(qid);
   Prune();
   Source& s = sources_[qid];
-  s.columns.clear();
-  for (const WireTable& t : tables) s.columns[t.name] = t.columns;
+  std::map<std::string, std::vector<std::string>> columns;
+  for (const WireTable& t : tables) columns[t.name] = t.columns;
+  if (columns != s.columns && !s.rows.empty() && qid != kLmidQid) s.coverage_changed = true;
+  s.columns = std::move(columns);
   if (s.current) s.frozen_by = "hello";
   s.current = false;  // a new epoch: frozen until its snapshot releases
 }
@@ -141,6 +143,13 @@ void ClientModel::Progress(int64_t cv_min) {
   for (auto& [qid, s] : sources_) {
     if (s.current) s.cut = Cut{boot_, gate_.applied_cv()};
   }
+}
+
+bool ClientModel::InCoverageChange() const {
+  for (const auto& [qid, s] : sources_) {
+    if (s.coverage_changed) return true;
+  }
+  return false;
 }
 
 void ClientModel::DropSource(int64_t qid) {
@@ -222,6 +231,7 @@ void ClientModel::Apply(int64_t qid, const NormalizedEvent& ev) {
   if (snapshot) {
     s.current = true;
     s.frozen_by.clear();
+    s.coverage_changed = false;
     s.rows.clear();
   }
   if (qid == kLmidQid) return ApplyLmid(s, ev.ops);

@@ -81,6 +81,10 @@ class ClientModel {
     std::optional<Cut> cut;  // the cut its rows reached
     bool current = false;    // a snapshot of the current epoch released: cut advances
     std::string frozen_by;   // while not current: "welcome", "hello" or "overflow"
+    // A hello changed the column map while the source held rows of the old one: until its
+    // snapshot releases, which cells of those rows are present is not modelled (the backend
+    // re-derives presence lazily, when a row is next touched).
+    bool coverage_changed = false;
   };
 
   // `schema`: the app schema (what the authority ships); `cap`: the gate's buffer cap.
@@ -116,6 +120,8 @@ class ClientModel {
   int64_t boot() const { return boot_; }
   int64_t applied_cv() const { return gate_.applied_cv(); }
   int64_t releases() const { return releases_; }
+  // Whether some source is inside the coverage-change window (Source::coverage_changed).
+  bool InCoverageChange() const;
 
  private:
   void Apply(int64_t qid, const NormalizedEvent& ev);
