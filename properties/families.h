@@ -7,8 +7,11 @@
 //   health.cc              authority-health, client-health (first, every step)
 //   view_fresh.cc          events==view and view==fresh on every dirty client's remote views;
 //                          view==fresh on every authority subscription (SPEC §4.1, §4.2)
-//   head_sync_pending.cc   head==sync+pending, skipped inside the accepted §4.2 reorder window
-//                          (counted as check.head_reordered_skip)
+//   head_sync_pending.cc   head==sync+pending and consistent-view against the client model
+//                          (oracles/client_model.h, fed only by the harness's record), skipped
+//                          inside the accepted §4.2 reorder window (check.head_reordered_skip)
+//   applied_once.cc        applied-once: the released lmid and each data source's rows agree
+//                          with the authority's processed log at the source's cut
 //   gapless_mids.cc        mids: sent 1..n, confirmation watermark monotone, the authority
 //                          processed each client's mids in order once, the ledger oracle at
 //                          quiescence; and at action time a (folded) invoke deals mids only as
@@ -27,6 +30,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -41,7 +45,11 @@ namespace rindle::props {
 
 std::unique_ptr<PropertyFamily> MakeHealth();
 std::unique_ptr<PropertyFamily> MakeViewFresh();
-std::unique_ptr<PropertyFamily> MakeHeadSyncPending();
+// `invariants` (the runner's, feeding the client models) must outlive the families.
+std::unique_ptr<PropertyFamily> MakeHeadSyncPending(OptimisticInvariants* invariants);
+std::unique_ptr<PropertyFamily> MakeAppliedOnce(OptimisticInvariants* invariants);
+// The live views of `c` as the optimistic invariants key them.
+std::map<int64_t, ViewInfo> ViewInfosOf(const ClientState& c);
 std::unique_ptr<PropertyFamily> MakeGaplessMids();
 // `invariants` must outlive the family (the runner feeds it frames and folded invokes).
 std::unique_ptr<PropertyFamily> MakeOptimistic(OptimisticInvariants* invariants);

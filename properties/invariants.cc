@@ -65,41 +65,4 @@ PlainTables MaskStore(const PlainTables& store, const Coverage& coverage, bool c
   return out;
 }
 
-MaybeViolation CheckHeadIsSyncPlusPending(const std::string& who, const Db& db,
-                                          const Schema& schema,
-                                          const std::vector<PendingMutation>& pending,
-                                          const std::map<std::string, Mutator>& mutators) {
-  PlainStore store(schema);
-  PlainTables sync = PlainTablesOf(db, schema, /*sync=*/true);
-  for (const auto& [table, rows] : sync) {
-    for (const auto& [pk, row] : rows) {
-      if (auto s = store.AddStored(table, row); !s.ok()) {
-        return Violation{"head==sync+pending", StrCat(who, ": sync row rejected: ", s.message())};
-      }
-    }
-  }
-  std::vector<const PendingMutation*> order;
-  for (const auto& p : pending) order.push_back(&p);
-  // Replay order: dealt seq ascending, undealt (folds) last in creation order (seed 002 §4.1).
-  std::stable_sort(order.begin(), order.end(), [](const PendingMutation* a, const PendingMutation* b) {
-    if (!a->seq.has_value()) return false;
-    if (!b->seq.has_value()) return true;
-    return *a->seq < *b->seq;
-  });
-  for (const PendingMutation* p : order) {
-    auto m = mutators.find(p->name);
-    if (m == mutators.end()) {
-      return Violation{"head==sync+pending", StrCat(who, ": pending mutator \"", p->name,
-                                                    "\" is not registered")};
-    }
-    PlainMutationTx tx(&store);
-    if (m->second(tx, p->args).ok()) tx.Commit();
-  }
-  PlainTables head = PlainTablesOf(db, schema, /*sync=*/false);
-  if (PlainTablesEqual(store.tables(), head)) return std::nullopt;
-  return Violation{"head==sync+pending",
-                   StrCat(who, ": ", TablesDiff(PlainTablesToJson(store.tables()),
-                                                PlainTablesToJson(head), schema))};
-}
-
 }  // namespace rindle::props

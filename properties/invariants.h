@@ -6,8 +6,7 @@
 //                        materialized result
 //   view==fresh          every live view equals the fresh-query oracle over the tables of the
 //                        engine that serves it (client head; authority store)
-//   head==sync+pending   a client's head equals its sync baseline with the pending mutations
-//                        re-applied in seq order by the client mutators (oracle plain store)
+//   head==sync+pending   (head_sync_pending.cc: against the client model, oracles/client_model.h)
 //   convergence          at quiescence every client view equals the same query over the
 //                        authority's store
 //   authority-model      the authority's store equals the sequential replay of its processed log
@@ -57,11 +56,5 @@ MaybeViolation CheckTreeMatchesFresh(const std::string& who, const std::vector<T
 // cell); with `covered_only` rows outside the coverage are left out, else kept whole.
 using Coverage = std::map<std::pair<std::string, RowValues>, std::vector<bool>>;
 PlainTables MaskStore(const PlainTables& store, const Coverage& coverage, bool covered_only);
-
-// head == sync ⊕ pending (seq order) for one client engine.
-MaybeViolation CheckHeadIsSyncPlusPending(const std::string& who, const Db& db,
-                                          const Schema& schema,
-                                          const std::vector<PendingMutation>& pending,
-                                          const std::map<std::string, Mutator>& mutators);
 
 }  // namespace rindle::props

@@ -9,6 +9,18 @@
 #include "properties/families.h"
 
 namespace rindle::props {
+
+std::map<int64_t, ViewInfo> ViewInfosOf(const ClientState& c) {
+  std::map<int64_t, ViewInfo> infos;
+  for (const auto& [qid, view] : *c.views) {
+    infos[qid] = ViewInfo{view.first.Key(), AstTables(view.second)};
+  }
+  for (const auto& [qid, view] : *c.local_views) {
+    infos[qid] = ViewInfo{std::nullopt, AstTables(view.second)};
+  }
+  return infos;
+}
+
 namespace {
 
 class Optimistic : public PropertyFamily {
@@ -18,14 +30,7 @@ class Optimistic : public PropertyFamily {
   }
 
   MaybeViolation AfterStepClient(const World&, const ClientState& c, StepCounters*) override {
-    std::map<int64_t, ViewInfo> infos;
-    for (const auto& [qid, view] : *c.views) {
-      infos[qid] = ViewInfo{view.first.Key(), AstTables(view.second)};
-    }
-    for (const auto& [qid, view] : *c.local_views) {
-      infos[qid] = ViewInfo{std::nullopt, AstTables(view.second)};
-    }
-    return invariants_->Check(c.id, *c.backend, infos, *c.sent);
+    return invariants_->Check(c.id, *c.backend, ViewInfosOf(c), *c.sent);
   }
 
  private:

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/check.h"
 #include "base/str_util.h"
 
 namespace rindle::props {
@@ -18,7 +19,26 @@ std::string Printable(const std::string& fold_key) {
   return out;
 }
 
+Schema WithoutLocal(const Schema& schema, const std::set<std::string>& local) {
+  Schema out;
+  for (const auto& [name, spec] : schema) {
+    if (!local.contains(name)) out.emplace(name, spec);
+  }
+  return out;
+}
+
 }  // namespace
+
+OptimisticInvariants::OptimisticInvariants(size_t buffer_cap, Schema schema,
+                                           std::set<std::string> local_tables,
+                                           const std::map<std::string, Mutator>* mutators)
+    : buffer_cap_(buffer_cap),
+      schema_(std::move(schema)),
+      local_tables_(std::move(local_tables)),
+      app_schema_(WithoutLocal(schema_, local_tables_)),
+      mutators_(mutators) {
+  RINDLE_CHECK(mutators_ != nullptr);
+}
 
 void OptimisticInvariants::Attach(const std::string& client, OptimisticBackend* backend,
                                   bool observe_sends) {
@@ -73,6 +93,7 @@ void OptimisticInvariants::OnWelcome(const std::string& client, int64_t boot_id)
     c.gate.Reset();
   }
   c.last_boot = boot_id;
+  c.model.Welcome(boot_id);
 }
 
 void OptimisticInvariants::OnData(const std::string& client, int64_t qid,
@@ -82,6 +103,7 @@ void OptimisticInvariants::OnData(const std::string& client, int64_t qid,
   if (qid != kLmidQid && !c.subs.KeyOfSource(qid)) return;  // no live sub: ignored
   if (ev.type == NormalizedEvent::Type::kHello) {
     c.superseded += static_cast<int64_t>(c.gate.Drop(qid));
+    c.model.Hello(qid, ev.tables);
     c.epoch[qid] = epoch;
     if (qid != kLmidQid && HelloIsSkewed(ev.tables)) {
       ++c.rejections;
@@ -94,11 +116,13 @@ void OptimisticInvariants::OnData(const std::string& client, int64_t qid,
   if (c.refused.contains(qid)) return;  // the refused epoch's data
   // Stale batches are dropped; an overflow clears the buffer (the client re-subscribes).
   c.gate.Push({qid, ev.cv, ev.type == NormalizedEvent::Type::kSnapshot, epoch});
+  c.model.Data(qid, ev);
 }
 
 void OptimisticInvariants::OnProgress(const std::string& client, int64_t cv_min) {
   Client& c = At(client);
   if (c.backend == nullptr || !c.backend->health().ok()) return;
+  c.model.Progress(cv_min);
   for (const GateModel::Frame& f : c.gate.Release(cv_min)) {
     ++frames_released_;
     const int64_t current = c.epoch.contains(f.qid) ? c.epoch.at(f.qid) : 0;
@@ -113,7 +137,28 @@ void OptimisticInvariants::OnProgress(const std::string& client, int64_t cv_min)
 
 void OptimisticInvariants::OnInvokeFolded(const std::string& client, const std::string& fold_key,
                                           const nlohmann::json& args) {
-  At(client).windows[fold_key] = args;
+  Client& c = At(client);
+  c.windows[fold_key] = args;
+  c.model.FoldInvoked(fold_key, args);
+}
+
+void OptimisticInvariants::OnInvoke(const std::string& client, int64_t mid) {
+  At(client).model.Invoked(mid);
+}
+
+const ClientModel* OptimisticInvariants::Model(const std::string& client,
+                                               const std::map<int64_t, ViewInfo>& views,
+                                               const std::map<int64_t, MutationEnvelope>& sent,
+                                               absl::Status* error) {
+  RINDLE_CHECK(error != nullptr);
+  Client& c = At(client);
+  if (c.backend == nullptr || !c.backend->health().ok()) return nullptr;
+  SyncViews(c, views);
+  for (auto it = sent.upper_bound(c.model.last_sent_mid()); it != sent.end(); ++it) {
+    c.model.Sent(it->second);
+  }
+  *error = c.model.Refresh(*mutators_);
+  return error->ok() ? &c.model : nullptr;
 }
 
 void OptimisticInvariants::SyncViews(Client& c, const std::map<int64_t, ViewInfo>& views) {
@@ -135,6 +180,7 @@ void OptimisticInvariants::SyncViews(Client& c, const std::map<int64_t, ViewInfo
         // The key's last view is gone: its sub was unregistered, its buffered frames dropped.
         if (const std::optional<int64_t> src = c.subs.Release(q)) {
           c.gate.Drop(*src);
+          c.model.DropSource(*src);
           c.epoch.erase(*src);
         }
       }
@@ -159,7 +205,7 @@ MaybeViolation OptimisticInvariants::Check(const std::string& client,
   const Inspect insp = b.inspect();
   if (auto v = CheckGate(c, client, b, insp, views)) return v;
   if (auto v = CheckObserverCalls(c, client, views)) return v;
-  if (auto v = CheckViewAxes(c, client, b, insp, views)) return v;
+  if (auto v = CheckViewAxes(c, client, b, insp, views, sent)) return v;
   if (auto v = CheckFoldWire(c, client, b, sent)) return v;
   return CheckReplayOrder(c, client);
 }
@@ -214,23 +260,43 @@ MaybeViolation OptimisticInvariants::CheckObserverCalls(Client& c, const std::st
   return std::nullopt;
 }
 
-// Pending axis and result type of every live view, by definition and against the shadows.
+// Pending axis and result type of every live view, by definition and against the shadows. The
+// pending definition comes from the client model (the harness's record replayed), never from the
+// backend's own pending list; the backend's count is checked against it.
 MaybeViolation OptimisticInvariants::CheckViewAxes(Client& c, const std::string& client,
                                                    const OptimisticBackend& b, const Inspect& insp,
-                                                   const std::map<int64_t, ViewInfo>& views) {
+                                                   const std::map<int64_t, ViewInfo>& views,
+                                                   const std::map<int64_t, MutationEnvelope>& sent) {
+  absl::Status error;
+  const ClientModel* model = Model(client, views, sent, &error);
+  if (!error.ok()) return Violation{"pending-axis", std::string(error.message())};
+  if (model == nullptr) return std::nullopt;
+  const std::vector<const ClientModel::Entry*> expected = model->Pending();
+  std::set<std::string> touched;
+  nlohmann::json names = nlohmann::json::array();
+  for (const ClientModel::Entry* e : expected) {
+    touched.insert(e->tables.begin(), e->tables.end());
+    names.push_back(e->mid ? StrCat(e->name, "#", *e->mid) : StrCat(e->name, " (open fold)"));
+  }
+  if (insp.pending.size() != expected.size()) {
+    nlohmann::json got = nlohmann::json::array();
+    for (const PendingInspect& p : insp.pending) got.push_back(p.key);
+    return Violation{"pending-axis",
+                     StrCat(client, ": the backend holds ", insp.pending.size(),
+                            " pending entr(ies) ", got.dump(), "; the harness's record expects ",
+                            expected.size(), " ", names.dump(), " (released lmid ",
+                            model->released_lmid(), ")")};
+  }
   for (const auto& [qid, v] : views) {
     // pending axis
     bool def = false;
-    for (const PendingInspect& p : insp.pending) {
-      for (const std::string& t : p.tables) {
-        def = def || std::find(v.tables.begin(), v.tables.end(), t) != v.tables.end();
-      }
-    }
+    for (const std::string& t : v.tables) def = def || touched.contains(t);
     if (b.IsPending(qid) != def) {
       return Violation{"pending-axis",
                        StrCat(client, " view ", qid, ": IsPending is ", b.IsPending(qid) ? 1 : 0,
-                              ", by definition (pending tables ",
-                              nlohmann::json(insp.pending_tables).dump(), ") it is ", def ? 1 : 0)};
+                              ", by the harness's record (expected pending ", names.dump(),
+                              " touching ", nlohmann::json(touched).dump(), ") it is ",
+                              def ? 1 : 0)};
     }
     auto ps = c.pending_shadow.try_emplace(qid, def).first;
     if (ps->second != def) {

@@ -2,7 +2,9 @@
 // need memory across steps (SPEC §4.3, §4.4, §4.5; seed 002 §4.1, §5.1, FOLDED-MUTATIONS-DESIGN,
 // PROJECTION-SUPPORT-DESIGN). Holds state: one shadow per client, fed by the backend's observers
 // (installed by Attach), by a delivery tap the simulation calls for every server frame right
-// before the client sees it, and by recording hooks the simulation's actions call. Check() runs
+// before the client sees it, and by recording hooks the simulation's actions call; the same feed
+// drives one ClientModel per client (oracles/client_model.h), which Model() hands to the
+// consistent-view and applied-once families. Check() runs
 // after every step; each returns the first violation (property + message) or nullopt.
 //
 //   gate-model       a shadow of the client's coherence gate (seed 002 SourceGate): frames for a
@@ -19,7 +21,10 @@
 //                    hello, and the backend's superseded_frames_dropped() equals the shadow's
 //                    count of frames a hello dropped — a backend that releases a frame from
 //                    before the latest hello keeps it buffered (count and buffer differ).
-//   pending-axis     IsPending(qid) ⇔ some pending entry's touched tables meet the view's tables;
+//   pending-axis     IsPending(qid) ⇔ some entry of the client model's EXPECTED pending
+//                    (oracles/client_model.h: sent mids above the released lmid, then open fold
+//                    windows; tables from the model's own replay of the harness-recorded args)
+//                    touches a table of the view; the backend's pending count equals the model's;
 //                    the pending observer fired exactly on transitions (a shadow value per qid
 //                    rebuilt from the observer calls equals the getter; no call repeats a value).
 //   result-type      GetResultType(qid) == kComplete ⇔ the view is local-only or its sub has
@@ -40,10 +45,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "engine/ast.h"
 #include "nlohmann/json.hpp"
 #include "optimistic/backend.h"
 #include "optimistic/source.h"
+#include "oracles/client_model.h"
 #include "oracles/gate_model.h"
 #include "oracles/subscription_model.h"
 #include "properties/invariants.h"
@@ -58,9 +65,11 @@ struct ViewInfo {
 
 class OptimisticInvariants {
  public:
-  // `schema` / `local_tables`: the client's (CRIT#4 judgement of hellos).
-  OptimisticInvariants(size_t buffer_cap, Schema schema, std::set<std::string> local_tables)
-      : buffer_cap_(buffer_cap), schema_(std::move(schema)), local_tables_(std::move(local_tables)) {}
+  // `schema` / `local_tables`: the client's (CRIT#4 judgement of hellos; the client model runs
+  // over `schema` without `local_tables`). `mutators`: the harness's copies of the client
+  // mutators (the model's predictions); it must outlive this object.
+  OptimisticInvariants(size_t buffer_cap, Schema schema, std::set<std::string> local_tables,
+                       const std::map<std::string, Mutator>* mutators);
 
   // Installs the observers on `backend` (result type, pending, replay; sends when
   // `observe_sends` — otherwise fold-wire reads SentMids from the caller).
@@ -74,6 +83,14 @@ class OptimisticInvariants {
   // Recording hook: a successful InvokeFolded of `fold_key` with `args`.
   void OnInvokeFolded(const std::string& client, const std::string& fold_key,
                       const nlohmann::json& args);
+  // Recording hook: a successful normal Invoke took `mid`.
+  void OnInvoke(const std::string& client, int64_t mid);
+
+  // The client model of `client`, brought up to date with the live `views` and the first-time
+  // envelopes `sent` (idempotent within a step). Null (with *error set) when the model could not
+  // replay; null without an error for a client never attached or no longer healthy.
+  const ClientModel* Model(const std::string& client, const std::map<int64_t, ViewInfo>& views,
+                           const std::map<int64_t, MutationEnvelope>& sent, absl::Status* error);
 
   // After every step. `views` = the client's live views; `sent` = every first-time envelope by
   // mid (used for fold-wire when sends are not observed).
@@ -86,7 +103,8 @@ class OptimisticInvariants {
 
  private:
   struct Client {
-    explicit Client(size_t buffer_cap) : gate(buffer_cap) {}
+    Client(size_t buffer_cap, const std::string& id, const Schema& app)
+        : gate(buffer_cap), model(id, app, buffer_cap) {}
     OptimisticBackend* backend = nullptr;
     bool observe_sends = false;
     // Shadow gate (oracles/gate_model.h; the frame's epoch tag is the qid's hello epoch).
@@ -115,10 +133,11 @@ class OptimisticInvariants {
     // Sends and folds.
     int64_t last_mid = 0;
     std::map<std::string, nlohmann::json> windows;  // open fold key → last args
+    ClientModel model;  // the independent expectation of what the client shows
   };
 
   Client& At(const std::string& client) {
-    return clients_.try_emplace(client, buffer_cap_).first->second;
+    return clients_.try_emplace(client, buffer_cap_, client, app_schema_).first->second;
   }
   void SyncViews(Client& c, const std::map<int64_t, ViewInfo>& views);
   void Defer(Client& c, Violation v) {
@@ -132,7 +151,8 @@ class OptimisticInvariants {
   MaybeViolation CheckObserverCalls(Client& c, const std::string& client,
                                     const std::map<int64_t, ViewInfo>& views);
   MaybeViolation CheckViewAxes(Client& c, const std::string& client, const OptimisticBackend& b,
-                               const Inspect& insp, const std::map<int64_t, ViewInfo>& views);
+                               const Inspect& insp, const std::map<int64_t, ViewInfo>& views,
+                               const std::map<int64_t, MutationEnvelope>& sent);
   MaybeViolation CheckFoldWire(Client& c, const std::string& client, const OptimisticBackend& b,
                                const std::map<int64_t, MutationEnvelope>& sent);
   MaybeViolation CheckReplayOrder(Client& c, const std::string& client);
@@ -140,6 +160,8 @@ class OptimisticInvariants {
   size_t buffer_cap_;
   Schema schema_;
   std::set<std::string> local_tables_;
+  Schema app_schema_;  // schema_ without the local-only tables
+  const std::map<std::string, Mutator>* mutators_;
   std::map<std::string, Client> clients_;
   int64_t frames_released_ = 0;
 };

@@ -62,6 +62,7 @@ struct ProcessedRef {
   bool applied = false;  // false: burnt
   std::string_view reason;
   int64_t cv = 0;
+  int64_t boot = 0;  // the authority boot id it was processed under (cv restarts each boot)
 };
 
 // The authority, read-only. Implemented in sim/ by an adapter over the daemon.

@@ -49,6 +49,7 @@ struct ProcessedEnvelope {
   std::string reason;    // why it was burnt
   int64_t cv = 0;
   WriteSet writes;  // the rows the twin committed (empty when burnt); the trace hashes them
+  int64_t boot = 0;  // the boot id it was processed under (cv restarts at 0 each boot)
 };
 
 class AuthorityEndpoint {

@@ -190,6 +190,7 @@ void DaemonAuthority::Process(const MutationEnvelope& e) {
   ledger.lmid = e.mid;
   ++cv_;
   rec.cv = cv_;
+  rec.boot = boot_id_;
   log_.push_back(std::move(rec));
   subs_.Publish(*committed, cv_);
   subs_.SendProgress(cv_);

@@ -13,7 +13,7 @@ props::ProcessedRef DaemonAuthorityView::processed(size_t i) const {
   const auto& log = daemon_->log();
   RINDLE_CHECK_LT(i, log.size());
   const ProcessedEnvelope& e = log[i];
-  return {e.client_id, e.mid, e.name, &e.args, e.applied, e.reason, e.cv};
+  return {e.client_id, e.mid, e.name, &e.args, e.applied, e.reason, e.cv, e.boot};
 }
 
 }  // namespace rindle::sim

@@ -53,8 +53,8 @@ void Simulation::Fail(const props::Violation& v) {
 void Simulation::Setup() {
   if (!LoadSchemas()) return;
   MakeNetworkAndDaemon();
-  opt_props_ = std::make_unique<props::OptimisticInvariants>(scenario_.config.buffer_cap,
-                                                              client_schema_, LocalTableNames());
+  opt_props_ = std::make_unique<props::OptimisticInvariants>(
+      scenario_.config.buffer_cap, client_schema_, LocalTableNames(), &client_mutators_);
   if (auto s = daemon_->Seed(scenario_.seed_rows); !s.ok()) {
     setup_status_ = s;
     return;
@@ -298,6 +298,7 @@ void Simulation::ActMutate(const ScenarioAction& action, SimClient* client) {
   observer_->OnInvoke(lane, queue_.now_ms(), action.name,
                       mid.ok() ? std::optional<int64_t>(*mid) : std::nullopt);
   if (mid.ok()) {
+    opt_props_->OnInvoke(lane, *mid);  // the client model's record: this mid is no fold flush
     Fail(props::CheckFlushOnEnqueue(lane, action.name, *mid, client->backend().inspect()));
     return;
   }
