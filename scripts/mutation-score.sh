@@ -18,8 +18,8 @@
 #                   (007, window, '001|012|024')
 #   --out FILE      also write the Markdown table and score to FILE
 #   --seed-timeout  per-seed wall-clock deadline passed to fuzz (default 60s; a hang is a find)
-# The build dir lives in the scratch dir; with ccache (CCACHE_BASEDIR = the scratch dir) a
-# later run's first build is mostly cache hits.
+# The build dir is build/ inside the scratch worktree; with ccache (CCACHE_BASEDIR = the
+# worktree) its first build hits what any checkout's build/ compiled.
 # Exit: 0 when the score was computed (whatever it is), 2 on bad arguments, 1 if the script
 # itself failed (e.g. the unmutated tree does not build). The user's working tree is never
 # touched; the scratch worktree is removed at the end.
@@ -56,7 +56,7 @@ log() { echo "[mutation-score $(date -u +%H:%M:%S)] $*" >&2; }
 
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/mutation-score.XXXXXX") || exit 1
 SRC="$SCRATCH/src"
-BUILD="$SCRATCH/build"
+BUILD="$SRC/build"  # ignored by .gitignore: `git clean -fd` keeps it
 CAMPAIGN_PID="" CHILD_PID=""
 cleanup() {
   # the campaign and the build run in their own sessions (setsid): end each group we started
@@ -72,8 +72,9 @@ git -C "$ROOT" worktree add --detach --quiet "$SRC" HEAD || { echo "cannot creat
 LAUNCHER=()
 if command -v ccache >/dev/null; then
   LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-  # paths under the scratch dir hash relative to it, so the next run's fresh scratch hits
-  export CCACHE_BASEDIR="$SCRATCH"
+  # Paths under the worktree hash relative to the build dir (../engine/x.cc), exactly as in any
+  # checkout's build/ under ccache's base_dir: the first build here hits what they compiled.
+  export CCACHE_BASEDIR="$SRC"
 fi
 log "scratch worktree $SRC at $(git -C "$SRC" rev-parse --short HEAD); build dir $BUILD"
 cmake -S "$SRC" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release "${LAUNCHER[@]}" >"$SCRATCH/cmake.log" 2>&1 \
