@@ -172,8 +172,10 @@ unit_tests() {  # sets UNITS: the failing ctest names (comma-separated), or a re
   local out="$SCRATCH/ctest.log"
   TEST_TMPDIR=$(mktemp -d "$SCRATCH/tt.XXXXXX") ctest --test-dir "$BUILD" -j "$JOBS" \
     --timeout 300 >"$out" 2>&1
+  # a test that already fails on the unmutated tree (BASE_FAILS) says nothing about the mutant
   UNITS=$(sed -n '/The following tests FAILED:/,$p' "$out" | grep -E '^[[:space:]]+[0-9]+ - ' \
-          | sed -E 's/^[[:space:]]+[0-9]+ - ([^ ]+).*/\1/' | paste -sd, - | sed 's/,/, /g')
+          | sed -E 's/^[[:space:]]+[0-9]+ - ([^ ]+).*/\1/' | grep -vxF -f <(printf '%s\n' "${BASE_FAILS[@]}") \
+          | paste -sd, - | sed 's/,/, /g')
   [[ -z "$UNITS" ]] && UNITS="none"
 }
 
@@ -194,10 +196,18 @@ write_table() {
   pct=$(awk -v d="$DETECTED" -v t="$TOTAL" 'BEGIN { printf "%.0f", t ? 100 * d / t : 0 }')
   echo "**Score: $DETECTED / $TOTAL detected ($pct%), median seeds to detect $(median "${DET_SEEDS[@]}")**"
   [[ $NA -gt 0 ]] && echo "($NA mutant(s) did not apply or build: not counted as detected.)"
+  [[ $UNIT -eq 1 ]] && echo "(ctest on the unmutated tree: failing tests ${BASE_UNITS:-none}; left out of the column.)"
 } >"$SCRATCH/table.md"
 [[ -n "$OUT" ]] && cp "$SCRATCH/table.md" "$OUT"
 cat "$SCRATCH/table.md"
 }
+BASE_FAILS=("")
+if [[ $UNIT -eq 1 ]]; then
+  log "ctest on the unmutated tree (its failures are left out of every mutant's list)"
+  unit_tests
+  [[ "$UNITS" == none || "$UNITS" == "(tests do not build)" ]] || IFS=',' read -r -a BASE_FAILS <<<"${UNITS//, /,}"
+  BASE_UNITS=$UNITS
+fi
 ROWS=() TOTAL=0 DETECTED=0 DET_SEEDS=() NA=0
 for patch in "${PATCHES[@]}"; do
   name=$(basename "$patch" .patch)
