@@ -12,14 +12,14 @@
 
 namespace rindle::props {
 
-inline constexpr std::array<std::string_view, 25> kPropertyNames = {
+inline constexpr std::array<std::string_view, 26> kPropertyNames = {
     "authority-health", "authority-model", "client-health",   "convergence",
     "crash",            "events==view",    "flush-on-enqueue", "fold",
     "fold-wire",        "gapless-mids",    "gate-model",      "head==sync+pending",
     "liveness",         "local-rows",      "local-tables",    "no-lost-writes",
     "nondeterminism",   "pending-axis",    "replay-order",    "result-type",
     "setup",            "superseded-epoch", "timeout",      "view==fresh",
-    "workload",
+    "workload",         "resend-faithful",
 };
 
 inline bool IsKnownPropertyName(std::string_view name) {

@@ -113,6 +113,12 @@ void Simulation::SendFrame(const std::string& client, ServerFrame frame) {
   });
 }
 
+ClientTiming Simulation::Timing() const {
+  ClientTiming t;
+  t.transport_retry = scenario_.config.transport_retry;
+  return t;
+}
+
 void Simulation::MakeClients() {
   const ScenarioConfig& config = scenario_.config;
   for (int i = 0; i < config.clients; ++i) {
@@ -124,7 +130,7 @@ void Simulation::MakeClients() {
     auto client = std::make_unique<SimClient>(i, StrCat("c", i), ClientUserId(i), std::move(opts),
                                               &queue_, network_.get(), daemon_.get(), &trace_,
                                               &counters_, root_.Fork(StrCat("client", i)),
-                                              ClientTiming{});
+                                              Timing());
     by_id_[client->client_id()] = client.get();
     opt_props_->Attach(client->client_id(), &client->backend(), /*observe_sends=*/false);
     clients_.push_back(std::move(client));
@@ -141,6 +147,7 @@ void Simulation::BuildWorld() {
     s.views = &c->views();
     s.local_views = &c->local_views();
     s.sent = &c->sent();
+    s.carried = &c->carried();
     s.local_rows = &c->local_rows();
     world_.clients.push_back(std::move(s));
   }

@@ -69,6 +69,7 @@ class Simulation {
   void MakeNetworkAndDaemon();
   void SendFrame(const std::string& client, ServerFrame frame);
   void MakeClients();
+  ClientTiming Timing() const;  // the clients' timing (the scenario's transport_retry)
   void BuildWorld();
   void ScheduleScenario();
   // One function per action kind.

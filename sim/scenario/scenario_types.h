@@ -29,6 +29,11 @@ struct ScenarioConfig {
   size_t buffer_cap = 1024;          // client gate buffer cap (frames); small caps force overflow
   NetworkConfig network;
   std::vector<int64_t> connect_ms;   // per client: when it first connects (virtual ms)
+  // false: the simulated push transport never re-sends an unacknowledged push; a push still
+  // unacknowledged after push_timeout_ms is taken as a dead socket (the link breaks), so the
+  // backend's resync re-send (seed 002 §7.5 rule 3) is the only recovery. The file's optional
+  // config.transport_retry (absent = true).
+  bool transport_retry = true;
 };
 
 // One write_local intent (see the header comment).
