@@ -215,10 +215,11 @@ void SimClient::SyncBackendCounters() {
   const std::pair<int64_t, int64_t*> moved[] = {
       {backend_->overflows(), &seen_overflows_},
       {backend_->schema_rejections(), &seen_schema_rejections_},
-      {backend_->superseded_frames_dropped(), &seen_superseded_}};
+      {backend_->superseded_frames_dropped(), &seen_superseded_},
+      {backend_->stale_batches_dropped(), &seen_stale_}};
   const char* names[] = {"client.overflow", "client.schema_rejection",
-                         "client.superseded_dropped"};
-  for (size_t i = 0; i < 3; ++i) {
+                         "client.superseded_dropped", "client.stale_batch_dropped"};
+  for (size_t i = 0; i < 4; ++i) {
     const int64_t now = moved[i].first;
     int64_t& seen = *moved[i].second;
     if (now > seen) {

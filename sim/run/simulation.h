@@ -50,6 +50,7 @@
 #include "sim/run/run_observer.h"
 #include "sim/run/runner.h"
 #include "sim/scenario/scenario.h"
+#include "sim/run/frame_faults.h"
 #include "sim/run/sim_client.h"
 #include "sim/run/trace.h"
 
@@ -109,6 +110,7 @@ class Simulation {
   std::map<std::string, Mutator> client_mutators_;
   std::map<std::string, Mutator> server_mutators_;  // the authority model's twins (properties)
   std::unique_ptr<Network> network_;
+  std::unique_ptr<FrameFaults> frame_faults_;  // after network_: holds a pointer to it
   std::unique_ptr<DaemonAuthority> daemon_;
   std::vector<std::unique_ptr<SimClient>> clients_;
   std::map<std::string, SimClient*> by_id_;

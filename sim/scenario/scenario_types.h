@@ -71,13 +71,16 @@ struct ScenarioFault {
     kAuthorityRestart,
     kProgressStarvation,
     kResubscribeStorm,
-    kSchemaSkew
+    kSchemaSkew,
+    kStaleRedelivery,
+    kFrameDuplicate,
+    kSnapshotOvertake
   };
   int64_t t_ms = 0;
   Kind kind = Kind::kLinkBreak;
-  int client = 0;           // kLinkBreak, kPartition, kResubscribeStorm, kSchemaSkew
+  int client = 0;           // every kind with a client field (scenario_kinds.cc)
   int64_t duration_ms = 0;  // kPartition, kProgressStarvation
-  int64_t count = 0;        // kResubscribeStorm: cycles (1..kMaxStormCount)
+  int64_t count = 0;        // kResubscribeStorm: cycles; kFrameDuplicate: frames (1..kMaxStormCount)
 };
 inline constexpr int64_t kMaxStormCount = 50;
 
