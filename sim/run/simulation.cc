@@ -346,7 +346,7 @@ void Simulation::Inject(const ScenarioFault& fault) {
       frame_faults_->ArmStaleRedelivery(client()->client_id());
       return InjectLinkBreak(client());  // the resume that replays
     case ScenarioFault::Kind::kFrameDuplicate:
-      Count("fault.frame_duplicate_armed");
+      Count("fault.frame_duplicate");
       frame_faults_->ArmDuplicate(client()->client_id(), fault.count);
       return;
     case ScenarioFault::Kind::kSnapshotOvertake:
