@@ -55,7 +55,7 @@ long SeedsOf(const std::string& row) {
 
 TEST(HealthTest, ListsEveryKindAndPropertyAndFlagsWhatNeverFired) {
   const std::string dir = Dir();
-  Outcome o = RunCli("fuzz --seeds 1..3 --swarm on --max-steps 3 --out '" + dir + "/r.jsonl'");
+  Outcome o = RunCli("fuzz --seeds 10..12 --swarm on --max-steps 3 --out '" + dir + "/r.jsonl'");
   const std::string health = Health(o.output);
   ASSERT_NE(health, "") << o.output;
   for (const auto& spec : rindle::sim::ActionKindTable()) {
@@ -64,7 +64,8 @@ TEST(HealthTest, ListsEveryKindAndPropertyAndFlagsWhatNeverFired) {
   for (const auto& spec : rindle::sim::FaultKindTable()) {
     const std::string row = Row(health, spec.name);
     EXPECT_NE(row, "") << spec.name << "\n" << health;
-    // Three steps leave no room for a fault: every fault kind is flagged.
+    // Three steps leave no room for a fault in these seeds (faults may now come before a
+    // connect, at t ≥ 0: seed 1 partitions at its first step): every fault kind is flagged.
     EXPECT_NE(row.find("NEVER FIRED"), std::string::npos) << row;
   }
   for (std::string_view name : rindle::props::kPropertyNames) {

@@ -23,7 +23,8 @@
 // OtherWrite (another client writes at the authority), Progress (cvMin ∈ [appliedCv, latest]),
 // Confirm (apply next + progress to latest), Restart (OnRestart, then a new cv timeline with
 // fresh hellos + snapshots), Overflow (commits without progress until the buffer overflows),
-// Retain / Release (refcounted remote subs, last release GCs), Resync (re-send pending).
+// Retain / Release (refcounted remote subs, last release GCs), Resync (re-send every sent,
+// unconfirmed mid — dead ones too).
 //
 // The CHECK after every command: health ok; every view == FreshQuery over (released rows ⊕
 // pending replayed in seq order, unflushed folds last in creation order; the local table's rows);
@@ -639,16 +640,13 @@ struct ReleaseCmd : Cmd {
 };
 
 struct Resync : Cmd {
+  // §7.5 rule 3: every sent mid not yet confirmed, in mid order, as first pushed — a dead entry
+  // (dropped by a failed re-invocation) included: the authority still waits for its mid.
   void apply(Model& m) const override {
     Begin(m);
-    std::vector<const Entry*> sent;
-    for (const auto& e : m.pending) {
-      if (e.mid) sent.push_back(&e);
+    for (auto it = m.sent.upper_bound(m.watermark); it != m.sent.end(); ++it) {
+      m.pushed.push_back(it->second);
     }
-    std::sort(sent.begin(), sent.end(), [](const Entry* a, const Entry* b) { return *a->mid < *b->mid; });
-    std::vector<MutationEnvelope> re;
-    for (const Entry* e : sent) re.push_back(MutationEnvelope{kClient, *e->mid, e->name, e->args});
-    m.pushed.insert(m.pushed.end(), re.begin(), re.end());
   }
   void run(const Model& s0, Sut& sut) const override {
     Model s1 = nextState(s0);

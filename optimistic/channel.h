@@ -85,6 +85,7 @@ class Channel {
   int64_t schema_rejections() const { return schema_rejections_; }
   int64_t overflows() const { return overflows_; }
   int64_t superseded_frames_dropped() const { return superseded_dropped_; }
+  int64_t stale_batches_dropped() const { return gate_.stale_dropped(); }
 
  private:
   absl::Status CheckHello(const std::vector<WireTable>& tables) const;

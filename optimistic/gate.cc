@@ -11,7 +11,10 @@ size_t SourceGate::OnHello(int64_t qid) { return DropQuery(qid); }
 
 SourceGate::Admit SourceGate::OnData(int64_t qid, const NormalizedEvent& ev) {
   RINDLE_CHECK(ev.type != NormalizedEvent::Type::kHello);
-  if (ev.type == NormalizedEvent::Type::kBatch && ev.cv <= applied_cv_) return Admit::kStale;
+  if (ev.type == NormalizedEvent::Type::kBatch && ev.cv <= applied_cv_) {
+    ++stale_dropped_;
+    return Admit::kStale;
+  }
   buffer_.push_back(BufferedFrame{ev.cv, qid, ev.type, ev.ops, next_seq_++});
   if (buffer_.size() > cap_) {
     buffer_.clear();

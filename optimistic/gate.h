@@ -44,6 +44,8 @@ class SourceGate {
 
   const std::string& key() const { return key_; }
   int64_t applied_cv() const { return applied_cv_; }
+  // Batches refused as stale redeliveries (cv ≤ appliedCv) over the gate's life.
+  int64_t stale_dropped() const { return stale_dropped_; }
   size_t buffered() const { return buffer_.size(); }
   size_t cap() const { return cap_; }
   const std::vector<BufferedFrame>& buffer() const { return buffer_; }
@@ -54,6 +56,7 @@ class SourceGate {
   std::vector<BufferedFrame> buffer_;
   uint64_t next_seq_ = 0;
   int64_t applied_cv_ = 0;
+  int64_t stale_dropped_ = 0;
 };
 
 }  // namespace rindle

@@ -67,11 +67,13 @@ absl::Status Ledger::FoldConfirm(const std::string& domain, int64_t lmid) {
 bool Ledger::DropConfirmed() {
   // An unflushed fold (no mid) is never confirmable.
   const size_t before = pending_.size();
-  std::erase_if(pending_, [this](const PendingMutation& p) {
+  auto confirmed = [this](const PendingMutation& p) {
     if (!p.mid) return false;
     auto w = watermark_.find(p.domain);
     return w != watermark_.end() && *p.mid <= w->second;
-  });
+  };
+  std::erase_if(pending_, confirmed);
+  std::erase_if(dead_sent_, confirmed);
   return pending_.size() != before;
 }
 
@@ -81,15 +83,21 @@ void Ledger::Erase(const std::set<size_t>& indexes) {
   std::vector<PendingMutation> kept;
   kept.reserve(pending_.size() - indexes.size());
   for (size_t i = 0; i < pending_.size(); ++i) {
-    if (indexes.count(i) == 0) kept.push_back(std::move(pending_[i]));
+    if (indexes.count(i) == 0) {
+      kept.push_back(std::move(pending_[i]));
+    } else if (pending_[i].mid) {
+      dead_sent_.push_back(std::move(pending_[i]));  // still owed to the authority's ledger
+    }
   }
   pending_ = std::move(kept);
 }
 
 std::vector<const PendingMutation*> Ledger::SentInMidOrder(const std::string& domain) const {
   std::vector<const PendingMutation*> sent;
-  for (const auto& p : pending_) {
-    if (p.domain == domain && p.mid) sent.push_back(&p);
+  for (const auto* list : {&pending_, &dead_sent_}) {
+    for (const auto& p : *list) {
+      if (p.domain == domain && p.mid) sent.push_back(&p);
+    }
   }
   auto by_mid = [](const PendingMutation* a, const PendingMutation* b) {
     return *a->mid < *b->mid;

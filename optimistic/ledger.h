@@ -14,7 +14,11 @@
 // then two writers share the client id (or state is corrupt) and it returns Internal (the caller
 // poisons health). DropConfirmed() retires every entry with mid ≤ watermark[its domain]; a burnt
 // (rejected) mid drops the same way (the release carries no effects for it, so the rewind snaps
-// the prediction back).
+// the prediction back). Erase (a failed re-invocation: the entry is dead) keeps a SENT entry's
+// envelope until its mid is confirmed: the authority processes mids strictly in order, so a dead
+// mid whose push was lost must still be re-sent (and burnt there), or every later mid of the
+// domain is held forever; SentInMidOrder lists those dead envelopes too (seed 002 §7.5 rule 3 —
+// the seed's resendPending re-sends only pendingMutations, which loses them: a seed gap).
 #pragma once
 
 #include <cstdint>
@@ -49,7 +53,8 @@ class Ledger {
   // Drops the entries at these indexes of pending() (a failed re-invocation), keeping the order.
   void Erase(const std::set<size_t>& indexes);
 
-  // The domain's sent (mid-bearing) entries in mid order — what a resync re-sends.
+  // The domain's sent (mid-bearing) unconfirmed entries in mid order, dead ones (erased after
+  // their send) included — what a resync re-sends.
   std::vector<const PendingMutation*> SentInMidOrder(const std::string& domain) const;
   // Indexes of pending() in SEND order: seq ascending, unflushed (seq-less) entries last, stable.
   std::vector<size_t> ReplayOrder() const;
@@ -63,6 +68,7 @@ class Ledger {
 
  private:
   std::vector<PendingMutation> pending_;  // creation order
+  std::vector<PendingMutation> dead_sent_;  // erased after their send, not yet confirmed
   uint64_t next_entry_id_ = 1;
   std::map<std::string, int64_t> next_mid_;
   std::map<std::string, int64_t> watermark_;

@@ -24,6 +24,7 @@
 //   authority_model.cc     the authority's log replays to the same fates and store
 //   local_tables.cc        local-only tables == what the client wrote; local-only views are
 //                          complete and fresh; at action time a write_local's outcome
+//   resend_faithful.cc     every re-send of a mid carries its first send's name and args
 //   folds.cc               at action time: a fold-legal folded invoke is accepted, FlushFolds
 //                          leaves no window open, flush-on-enqueue (seed 002 §4.2)
 // Source: SPEC §3, §4; seed 002 §4.2, §5.1.
@@ -63,6 +64,7 @@ struct AuthorityModelFamilies {
 };
 AuthorityModelFamilies MakeAuthorityModel();
 std::unique_ptr<PropertyFamily> MakeLocalTables();
+std::unique_ptr<PropertyFamily> MakeResendFaithful();
 
 // Every family of a simulated run, in reporting order.
 Checker MakeRunChecker(OptimisticInvariants* invariants);

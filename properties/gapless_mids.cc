@@ -1,5 +1,6 @@
 // gapless_mids.cc — gapless-mids (families.h; SPEC §3), every mid check in one place:
-//   after every step, per dirty client: the ledger oracle learns the newly sent mids and the
+//   after every step, per dirty client: the ledger oracle learns every new send the network
+//     carried (resends included, with their args: ClientState::carried) and the
 //     confirmation watermark; the watermark never goes back; the mids sent are 1..n with no gap
 //     and no reuse;
 //   when the authority moved: it processed each client's mids in order, each once;
@@ -26,10 +27,20 @@ const std::string& Domain() {
 class GaplessMids : public PropertyFamily {
  public:
   MaybeViolation AfterStepClient(const World&, const ClientState& c, StepCounters*) override {
-    int64_t& fed = ledger_fed_[c.id];
-    for (auto it = c.sent->upper_bound(fed); it != c.sent->end(); ++it) {
-      ledger_.Issue(c.id, Domain(), it->first, it->second.name, it->second.args);
-      fed = it->first;
+    // Every send the network carried, resends included: the oracle checks that a re-issued mid
+    // repeats its name and args (a client without a carried record feeds its first sends).
+    if (c.carried != nullptr) {
+      size_t& fed = carried_fed_[c.id];
+      for (; fed < c.carried->size(); ++fed) {
+        const MutationEnvelope& e = (*c.carried)[fed];
+        ledger_.Issue(c.id, Domain(), e.mid, e.name, e.args);
+      }
+    } else {
+      int64_t& fed = ledger_fed_[c.id];
+      for (auto it = c.sent->upper_bound(fed); it != c.sent->end(); ++it) {
+        ledger_.Issue(c.id, Domain(), it->first, it->second.name, it->second.args);
+        fed = it->first;
+      }
     }
     const int64_t wm = c.backend->inspect().confirmed_lmid;
     ledger_.ObserveWatermark(c.id, Domain(), wm);
@@ -83,6 +94,7 @@ class GaplessMids : public PropertyFamily {
  private:
   LedgerOracle ledger_;
   std::map<std::string, int64_t> ledger_fed_;      // client → highest mid fed to the ledger
+  std::map<std::string, size_t> carried_fed_;      // client → carried sends fed to the ledger
   std::map<std::string, int64_t> last_watermark_;  // client → last confirmed_lmid seen
 };
 

@@ -12,7 +12,7 @@
 
 namespace rindle::props {
 
-inline constexpr std::array<std::string_view, 27> kPropertyNames = {
+inline constexpr std::array<std::string_view, 28> kPropertyNames = {
     "authority-health", "authority-model", "client-health",   "convergence",
     "crash",            "events==view",    "flush-on-enqueue", "fold",
     "fold-wire",        "gapless-mids",    "gate-model",      "head==sync+pending",
@@ -21,6 +21,7 @@ inline constexpr std::array<std::string_view, 27> kPropertyNames = {
     "setup",            "superseded-epoch", "timeout",      "view==fresh",
     "workload",
     "consistent-view", "applied-once",
+    "resend-faithful",
 };
 
 inline bool IsKnownPropertyName(std::string_view name) {

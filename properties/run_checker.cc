@@ -20,6 +20,7 @@ Checker MakeRunChecker(OptimisticInvariants* invariants) {
   checker.Add(MakeAppliedOnce(invariants), {"applied-once"});
   checker.Add(std::move(authority.replay), {"authority-model"}, CheckedWhen::kQuiescence);
   checker.Add(MakeGaplessMids(), {"gapless-mids"}, CheckedWhen::kBoth);
+  checker.Add(MakeResendFaithful(), {"resend-faithful"});
   checker.Add(MakeOptimistic(invariants), {"pending-axis", "superseded-epoch", "replay-order",
                                            "fold-wire", "gate-model", "result-type"});
   checker.Add(MakeNoLostWrites(), {"no-lost-writes"}, CheckedWhen::kQuiescence);

@@ -47,6 +47,9 @@ struct ClientState {
   const std::map<int64_t, std::pair<std::string, Ast>>* local_views = nullptr;
   // Every envelope the client ever pushed first-time, by mid.
   const std::map<int64_t, MutationEnvelope>* sent = nullptr;
+  // Every envelope the client put on the push path, in send order: first sends, the transport's
+  // retries and the backend's resync re-sends, each with the name and args it carried.
+  const std::vector<MutationEnvelope>* carried = nullptr;
   // The model of what the client wrote to its local tables: table → id → row.
   const std::map<std::string, std::map<std::string, RowValues>>* local_rows = nullptr;
   bool dirty = false;

@@ -76,6 +76,8 @@ void SimClient::PushMutation(const MutationEnvelope& envelope) {
       Count("client.fold_flush");
       TraceLine({{"ev", "fold_flush"}, {"mid", envelope.mid}, {"name", envelope.name}});
     }
+  } else {
+    Count("client.resync_resend");  // the backend re-sent a mid (seed 002 §7.5 rule 3)
   }
   TraceLine({{"ev", "push"}, {"mid", envelope.mid}, {"name", envelope.name}});
   unacked_[envelope.mid] = envelope;
@@ -87,14 +89,30 @@ void SimClient::SendPush(int64_t mid, int attempt) {
   if (it == unacked_.end()) return;
   const MutationEnvelope env = it->second;
   if (attempt > 0) Count("client.push_retry");
+  carried_.push_back(env);
   network_->Push(
       client_id_, [this, env] { return daemon_->HandlePush(env); },
       [this, mid] {
         if (unacked_.erase(mid) > 0) TraceLine({{"ev", "ack"}, {"mid", mid}});
       });
+  if (!timing_.transport_retry) {
+    const int64_t generation = ++push_generation_[mid];
+    queue_->Schedule(timing_.push_timeout_ms,
+                     [this, mid, generation] { PushTimedOut(mid, generation); });
+    return;
+  }
   const int64_t backoff =
       std::min(timing_.push_backoff_max_ms, timing_.push_timeout_ms << std::min(attempt, 4));
   queue_->Schedule(backoff, [this, mid, attempt] { SendPush(mid, attempt + 1); });
+}
+
+void SimClient::PushTimedOut(int64_t mid, int64_t generation) {
+  if (!unacked_.contains(mid) || push_generation_[mid] != generation) return;
+  if (!network_->up(client_id_)) return;  // already down: the reconnect's resync re-sends
+  Count("client.push_timeout_break");
+  TraceLine({{"ev", "push_timeout"}, {"mid", mid}});
+  network_->Break(client_id_);
+  LinkBroken();
 }
 
 void SimClient::Connect() {
@@ -197,10 +215,11 @@ void SimClient::SyncBackendCounters() {
   const std::pair<int64_t, int64_t*> moved[] = {
       {backend_->overflows(), &seen_overflows_},
       {backend_->schema_rejections(), &seen_schema_rejections_},
-      {backend_->superseded_frames_dropped(), &seen_superseded_}};
+      {backend_->superseded_frames_dropped(), &seen_superseded_},
+      {backend_->stale_batches_dropped(), &seen_stale_}};
   const char* names[] = {"client.overflow", "client.schema_rejection",
-                         "client.superseded_dropped"};
-  for (size_t i = 0; i < 3; ++i) {
+                         "client.superseded_dropped", "client.stale_batch_dropped"};
+  for (size_t i = 0; i < 4; ++i) {
     const int64_t now = moved[i].first;
     int64_t& seen = *moved[i].second;
     if (now > seen) {

@@ -7,7 +7,11 @@
 // differs from the last one seen fires OnRestart — then OnResync fires (the backend re-sends its
 // unconfirmed envelopes). A broken link schedules a reconnect after reconnect_ms_min..max.
 // Push transport: every pushed envelope is retried until acknowledged, first after
-// push_timeout_ms, then with doubling backoff (capped at push_backoff_max_ms) — all virtual time.
+// push_timeout_ms, then with doubling backoff (capped at push_backoff_max_ms) — all virtual time;
+// with ClientTiming.transport_retry off it is never retried, and a push still unacked after
+// push_timeout_ms breaks the link instead (client.push_timeout_break), so the backend's own
+// resync re-send (client.resync_resend) is the only recovery. carried() records every envelope
+// put on the push path — first sends, transport retries and the backend's re-sends, in order.
 // Folds: the backend's fold timers run on a SimFoldClock over the same event queue
 // (options.clock is set here). A first-time push that is not the mid an Invoke just returned is a
 // fold flush (counted as client.fold_flush).
@@ -16,7 +20,7 @@
 // the engine's local tables with that model (local_rows()) and every local-only view with the
 // fresh-query oracle over the client's head. Backend counters (overflows, schema rejections, superseded frames) are mirrored
 // into the run's counters as client.overflow / client.schema_rejection /
-// client.superseded_dropped whenever they move.
+// client.superseded_dropped / client.stale_batch_dropped whenever they move.
 // Source: seed 002 (OptimisticSource, §7.5 rule 3), SPEC §2.4.
 #pragma once
 
@@ -45,6 +49,9 @@ struct ClientTiming {
   int64_t push_backoff_max_ms = 2000;
   int64_t reconnect_ms_min = 50;
   int64_t reconnect_ms_max = 400;
+  // false: no transport re-send; a push unacked after push_timeout_ms breaks the link (a dead
+  // socket), and only the backend's resync re-send recovers it (ScenarioConfig.transport_retry).
+  bool transport_retry = true;
 };
 
 class SimClient : public OptimisticSource {
@@ -97,6 +104,8 @@ class SimClient : public OptimisticSource {
   const std::map<int64_t, std::pair<RemoteQuery, Ast>>& views() const { return views_; }
   // Every envelope this client ever pushed first-time, by mid (the ledger's input).
   const std::map<int64_t, MutationEnvelope>& sent() const { return sent_; }
+  // Every envelope this client put on the push path, in send order (resends included).
+  const std::vector<MutationEnvelope>& carried() const { return carried_; }
   // Local-only views: qid → (local query name, AST).
   const std::map<int64_t, std::pair<std::string, Ast>>& local_views() const { return local_views_; }
   // The model of the local tables: table → id → row.
@@ -125,6 +134,7 @@ class SimClient : public OptimisticSource {
 
  private:
   void SendPush(int64_t mid, int attempt);
+  void PushTimedOut(int64_t mid, int64_t generation);
   void TraceLine(nlohmann::json j);
   void Count(const std::string& name) { ++(*counters_)[name]; }
   void MarkDirty() {
@@ -147,6 +157,8 @@ class SimClient : public OptimisticSource {
   std::map<int64_t, RemoteQuery> registry_;  // what the source has registered upstream
   std::map<int64_t, MutationEnvelope> unacked_;
   std::map<int64_t, MutationEnvelope> sent_;
+  std::vector<MutationEnvelope> carried_;
+  std::map<int64_t, int64_t> push_generation_;  // mid → sends so far (retry off: the live timer)
   std::map<int64_t, std::pair<RemoteQuery, Ast>> views_;
   int64_t next_local_qid_ = 1;
   int64_t last_boot_id_ = 0;
@@ -164,6 +176,7 @@ class SimClient : public OptimisticSource {
   int64_t seen_overflows_ = 0;
   int64_t seen_schema_rejections_ = 0;
   int64_t seen_superseded_ = 0;
+  int64_t seen_stale_ = 0;
   std::unique_ptr<SimFoldClock> clock_;  // before backend_: the backend holds timers on it
 
   std::function<void(int64_t, const NormalizedEvent&)> on_normalized_;

@@ -96,6 +96,7 @@ void Simulation::MakeNetworkAndDaemon() {
   std::map<std::string, std::string> user_of;
   for (int i = 0; i < config.clients; ++i) user_of[StrCat("c", i)] = ClientUserId(i);
   network_ = std::make_unique<Network>(&queue_, root_.Fork("network"), config.network, &counters_);
+  frame_faults_ = std::make_unique<FrameFaults>(&queue_, network_.get(), &counters_);
   daemon_ = std::make_unique<DaemonAuthority>(
       schema_, ServerMutators(), user_of,
       [this](const std::string& client, ServerFrame frame) { SendFrame(client, std::move(frame)); },
@@ -110,10 +111,17 @@ void Simulation::SendFrame(const std::string& client, ServerFrame frame) {
   auto it = by_id_.find(client);
   if (it == by_id_.end()) return;
   SimClient* c = it->second;
-  network_->SendToClient(client, [this, c, sent = queue_.now_ms(), frame = std::move(frame)] {
-    observer_->OnFrameDelivered(c->client_id(), sent, queue_.now_ms(), frame);
-    Deliver(c, frame);
+  // Through the frame faults (frame_faults.h): they may add copies or let a snapshot overtake.
+  frame_faults_->Send(client, frame, [this, c, sent = queue_.now_ms()](const ServerFrame& f) {
+    observer_->OnFrameDelivered(c->client_id(), sent, queue_.now_ms(), f);
+    Deliver(c, f);
   });
+}
+
+ClientTiming Simulation::Timing() const {
+  ClientTiming t;
+  t.transport_retry = scenario_.config.transport_retry;
+  return t;
 }
 
 void Simulation::MakeClients() {
@@ -127,7 +135,7 @@ void Simulation::MakeClients() {
     auto client = std::make_unique<SimClient>(i, StrCat("c", i), ClientUserId(i), std::move(opts),
                                               &queue_, network_.get(), daemon_.get(), &trace_,
                                               &counters_, root_.Fork(StrCat("client", i)),
-                                              ClientTiming{});
+                                              Timing());
     by_id_[client->client_id()] = client.get();
     opt_props_->Attach(client->client_id(), &client->backend(), /*observe_sends=*/false);
     clients_.push_back(std::move(client));
@@ -144,6 +152,7 @@ void Simulation::BuildWorld() {
     s.views = &c->views();
     s.local_views = &c->local_views();
     s.sent = &c->sent();
+    s.carried = &c->carried();
     s.local_rows = &c->local_rows();
     world_.clients.push_back(std::move(s));
   }
@@ -338,6 +347,18 @@ void Simulation::Inject(const ScenarioFault& fault) {
     }
     case ScenarioFault::Kind::kProgressStarvation:
       return InjectProgressStarvation(fault);
+    case ScenarioFault::Kind::kStaleRedelivery:
+      Count("fault.stale_redelivery_armed");
+      frame_faults_->ArmStaleRedelivery(client()->client_id());
+      return InjectLinkBreak(client());  // the resume that replays
+    case ScenarioFault::Kind::kFrameDuplicate:
+      Count("fault.frame_duplicate");
+      frame_faults_->ArmDuplicate(client()->client_id(), fault.count);
+      return;
+    case ScenarioFault::Kind::kSnapshotOvertake:
+      Count("fault.snapshot_overtake_armed");
+      frame_faults_->ArmOvertake(client()->client_id());
+      return;
   }
 }
 
@@ -400,6 +421,7 @@ void Simulation::Heal() {
   trace_.Add({{"ev", "heal"}, {"t", queue_.now_ms()}});
   observer_->OnMark("authority", queue_.now_ms(), "heal", "info");
   network_->Heal();
+  frame_faults_->Heal();
   daemon_->StarveProgress(false);
   // A client whose link is down reconnects (a reconnect may already be scheduled).
   for (auto& c : clients_) {
@@ -410,6 +432,7 @@ void Simulation::Heal() {
 // --- the checker loop --------------------------------------------------------------------------
 
 void Simulation::Deliver(SimClient* c, const ServerFrame& frame) {
+  frame_faults_->Delivered(c->client_id(), frame);
   switch (frame.kind) {
     case ServerFrame::Kind::kWelcome:
       opt_props_->OnWelcome(c->client_id(), frame.boot_id);

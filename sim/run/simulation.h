@@ -52,6 +52,7 @@
 #include "sim/run/run_observer.h"
 #include "sim/run/runner.h"
 #include "sim/scenario/scenario.h"
+#include "sim/run/frame_faults.h"
 #include "sim/run/sim_client.h"
 #include "sim/run/trace.h"
 #include "sim/run/trace_data.h"
@@ -72,6 +73,7 @@ class Simulation {
   void MakeNetworkAndDaemon();
   void SendFrame(const std::string& client, ServerFrame frame);
   void MakeClients();
+  ClientTiming Timing() const;  // the clients' timing (the scenario's transport_retry)
   void BuildWorld();
   void ScheduleScenario();
   // One function per action kind.
@@ -112,6 +114,7 @@ class Simulation {
   std::map<std::string, Mutator> client_mutators_;
   std::map<std::string, Mutator> server_mutators_;  // the authority model's twins (properties)
   std::unique_ptr<Network> network_;
+  std::unique_ptr<FrameFaults> frame_faults_;  // after network_: holds a pointer to it
   std::unique_ptr<DaemonAuthority> daemon_;
   std::vector<std::unique_ptr<SimClient>> clients_;
   std::map<std::string, SimClient*> by_id_;

@@ -54,6 +54,7 @@ void ApplyConfig(const ConfigDraw& knobs, const SwarmDraw& swarm, ScenarioConfig
   if (!swarm.push_loss) c.network.push_loss_per_mille = 0;
   if (!swarm.push_dup) c.network.push_dup_per_mille = 0;
   if (!swarm.ack_loss) c.network.ack_loss_per_mille = 0;
+  c.transport_retry = swarm.transport_retry;
 }
 
 // An action slot: a time a client does something (what, the action stream decides).
@@ -457,6 +458,23 @@ int64_t FaultDurationMsMax(const SwarmDraw& swarm, ScenarioFault::Kind kind) {
   return 0;
 }
 
+// Faults before a connect: each fault, with the swarm's early_fault_per_mille, moves to a time
+// in [0, connect + slack] of its client (a fault with no client: of the last client to connect)
+// — a fault around a client's first connect is a case real apps meet (a flaky network at app
+// start). Its own stream ("faults/early"), so the main fault draws are unchanged.
+void PlaceEarlyFaults(const Rng& root, const ScenarioConfig& c, const SwarmDraw& swarm,
+                      std::vector<ScenarioFault>& faults) {
+  if (swarm.early_fault_per_mille == 0) return;
+  Rng early = root.Fork("faults/early");
+  const int64_t last_connect = *std::max_element(c.connect_ms.begin(), c.connect_ms.end());
+  for (ScenarioFault& f : faults) {
+    if (early.Below(1000) >= swarm.early_fault_per_mille) continue;
+    const int64_t connect =
+        FaultTargetsClient(f.kind) ? c.connect_ms[static_cast<size_t>(f.client)] : last_connect;
+    f.t_ms = std::min(c.safety_ms, early.Range(0, connect + K.early_fault_slack_ms));
+  }
+}
+
 // Step "fault schedule": every kind in the kinds table's draw order, the swarm's count of it;
 // per fault the client, duration and count its row has, then its time. An authority_restart
 // may be moved inside an open fold window. Sorted stably by time.
@@ -492,6 +510,7 @@ std::vector<ScenarioFault> ScheduleFaults(const Rng& root, const ScenarioConfig&
       faults.push_back(f);
     }
   }
+  PlaceEarlyFaults(root, c, swarm, faults);
   std::stable_sort(faults.begin(), faults.end(),
                    [](const ScenarioFault& a, const ScenarioFault& b) { return a.t_ms < b.t_ms; });
   return faults;

@@ -271,7 +271,8 @@ absl::StatusOr<ScenarioFault> FaultFromJson(const json& j, const std::string& or
 
 absl::StatusOr<ScenarioConfig> ConfigFromJson(const json& j, const std::string& origin) {
   ObjectReader r(origin, "config", j);
-  if (auto s = r.CheckObject({"clients", "safety_ms", "buffer_cap", "network", "connect_ms"});
+  if (auto s = r.CheckObject({"clients", "safety_ms", "buffer_cap", "network", "connect_ms",
+                                  "transport_retry"});
       !s.ok()) {
     return s;
   }
@@ -296,6 +297,12 @@ absl::StatusOr<ScenarioConfig> ConfigFromJson(const json& j, const std::string& 
     int64_t t = 0;
     SCN_ASSIGN(t, r.IntValue((*connect)[i], StrCat("config.connect_ms[", i, "]"), 0, kMaxMs));
     c.connect_ms.push_back(t);
+  }
+  if (auto retry = j.find("transport_retry"); retry != j.end()) {
+    if (!retry->is_boolean()) {
+      return FieldError(origin, "config.transport_retry", "true or false", &*retry);
+    }
+    c.transport_retry = retry->get<bool>();
   }
   return c;
 }

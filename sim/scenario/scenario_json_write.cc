@@ -23,11 +23,14 @@ json NetworkToJson(const NetworkConfig& n) {
 }
 
 json ConfigToJson(const ScenarioConfig& c) {
-  return {{"clients", c.clients},
-          {"safety_ms", c.safety_ms},
-          {"buffer_cap", c.buffer_cap},
-          {"network", NetworkToJson(c.network)},
-          {"connect_ms", c.connect_ms}};
+  json j = {{"clients", c.clients},
+            {"safety_ms", c.safety_ms},
+            {"buffer_cap", c.buffer_cap},
+            {"network", NetworkToJson(c.network)},
+            {"connect_ms", c.connect_ms}};
+  // Written only when off: files (and digests) of runs with the retry on stay as they were.
+  if (!c.transport_retry) j["transport_retry"] = false;
+  return j;
 }
 
 json SeedRowsToJson(const SeedRows& rows) {

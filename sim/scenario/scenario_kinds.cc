@@ -74,6 +74,22 @@ std::vector<FaultKindSpec> BuildFaultKinds() {
       {FK::kSchemaSkew, "schema_skew", {{"client", FT::kClient, true}},
        "the authority's next data hello to the client lists its columns skewed (CRIT#4)",
        R"({"client": 1})", {5, true, 1, 1, 3, 3}},
+      // The frame faults (sim/run/frame_faults.h says what a real transport can do and why).
+      {FK::kStaleRedelivery, "stale_redelivery", {{"client", FT::kClient, true}},
+       "the client's link breaks; the resumed session to the same authority process replays "
+       "batches the client already released, right after the welcome (a resumable transport's "
+       "replayed tail; never across a restart) — the appliedCv stale-batch defense",
+       R"({"client": 1})", {6, true, 2, 2, 3, 3}},
+      {FK::kFrameDuplicate, "frame_duplicate",
+       {{"client", FT::kClient, true}, {"count", FT::kCount, true}},
+       "each of the client's next count batches is delivered again after the progress that "
+       "covers it, and its next count progress frames twice (a relay retransmit)",
+       R"({"client": 0, "count": 2})", {7, true, 2, 2, 3, 3}},
+      {FK::kSnapshotOvertake, "snapshot_overtake", {{"client", FT::kClient, true}},
+       "the client's next data hello and its snapshot overtake batches of other queries in "
+       "flight (a per-query multiplexed transport; one query's frames stay in order, "
+       "nothing passes a welcome or progress)",
+       R"({"client": 1})", {8, true, 2, 2, 3, 3}},
   };
 }
 

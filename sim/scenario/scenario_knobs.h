@@ -82,7 +82,8 @@ struct GeneratorKnobs {
   uint64_t slider_title_max_count = 1000;     // editTitle bursts: "slider title [0, max)"
 
   // Fault schedule (the "faults" stream).
-  int64_t fault_earliest_ms = 50;          // every fault at a time in [earliest, safety_ms]
+  int64_t fault_earliest_ms = 0;           // every fault at a time in [earliest, safety_ms]
+  int64_t early_fault_slack_ms = 5;        // an early fault: in [0, its client's connect + slack]
   int64_t fault_duration_ms_min = 50;      // partition / starvation windows from here to the
                                            // swarm's partition_ms_max / starvation_ms_max
   int64_t storm_cycles_max_count = 6;      // resubscribe_storm count in [1, max]
@@ -104,6 +105,8 @@ struct SwarmKnobs {
   int64_t navigate_per_mille_lo = 200, navigate_per_mille_hi = 1000;
   int64_t same_query_per_mille_lo = 100, same_query_per_mille_hi = 500;
   int64_t restart_in_fold_per_mille_lo = 300, restart_in_fold_per_mille_hi = 1000;
+  uint32_t transport_retry_off_num = 1, transport_retry_off_den = 3;  // retry off in 1/3
+  int64_t early_fault_per_mille_lo = 50, early_fault_per_mille_hi = 300;
 };
 
 inline constexpr GeneratorKnobs kGeneratorKnobs{};

@@ -29,6 +29,11 @@ struct ScenarioConfig {
   size_t buffer_cap = 1024;          // client gate buffer cap (frames); small caps force overflow
   NetworkConfig network;
   std::vector<int64_t> connect_ms;   // per client: when it first connects (virtual ms)
+  // false: the simulated push transport never re-sends an unacknowledged push; a push still
+  // unacknowledged after push_timeout_ms is taken as a dead socket (the link breaks), so the
+  // backend's resync re-send (seed 002 §7.5 rule 3) is the only recovery. The file's optional
+  // config.transport_retry (absent = true).
+  bool transport_retry = true;
 };
 
 // One write_local intent (see the header comment).
@@ -66,13 +71,16 @@ struct ScenarioFault {
     kAuthorityRestart,
     kProgressStarvation,
     kResubscribeStorm,
-    kSchemaSkew
+    kSchemaSkew,
+    kStaleRedelivery,
+    kFrameDuplicate,
+    kSnapshotOvertake
   };
   int64_t t_ms = 0;
   Kind kind = Kind::kLinkBreak;
-  int client = 0;           // kLinkBreak, kPartition, kResubscribeStorm, kSchemaSkew
+  int client = 0;           // every kind with a client field (scenario_kinds.cc)
   int64_t duration_ms = 0;  // kPartition, kProgressStarvation
-  int64_t count = 0;        // kResubscribeStorm: cycles (1..kMaxStormCount)
+  int64_t count = 0;        // kResubscribeStorm: cycles; kFrameDuplicate: frames (1..kMaxStormCount)
 };
 inline constexpr int64_t kMaxStormCount = 50;
 

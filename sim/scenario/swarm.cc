@@ -30,7 +30,9 @@ nlohmann::json SwarmDraw::ToJson() const {
           {"local_view_per_mille", local_view_per_mille},
           {"navigate_per_mille", navigate_per_mille},
           {"same_query_per_mille", same_query_per_mille},
-          {"restart_in_fold_per_mille", restart_in_fold_per_mille}};
+          {"restart_in_fold_per_mille", restart_in_fold_per_mille},
+          {"transport_retry", transport_retry},
+          {"early_fault_per_mille", early_fault_per_mille}};
 }
 
 namespace {
@@ -112,6 +114,9 @@ SwarmDraw DrawSwarm(Rng& rng, bool swarm) {
   d.ack_loss = rng.Chance(1, 2);
   DrawNewerKnobs(rng, d);
   DrawFaultCounts(rng, /*swarm=*/true, /*late=*/true, d);
+  // Drawn last, so every earlier draw of a seed is unchanged.
+  d.transport_retry = !rng.Chance(k.transport_retry_off_num, k.transport_retry_off_den);
+  d.early_fault_per_mille = MaybeRate(rng, k.early_fault_per_mille_lo, k.early_fault_per_mille_hi);
   return d;
 }
 

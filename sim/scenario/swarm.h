@@ -20,6 +20,10 @@
 //                       (the refcount path)
 //   restart_in_fold_per_mille   share of authority_restart faults placed inside an open fold
 //                       window (within debounce_ms after a mutate_folded)
+//   transport_retry     whether the simulated push transport re-sends unacked pushes (off: the
+//                       backend's resync re-send is the only recovery, ScenarioConfig)
+//   early_fault_per_mille   share of faults placed before their client's first connect (or,
+//                       for a fault with no client, before the last client's connect)
 // The new kinds (folds, local tables, navigation, resubscribe_storm) are drawn after the older
 // ones from the same Rng, so the older draws of a seed are unchanged.
 // DrawSwarm(rng, true) turns each mutator, action kind and fault kind on with probability 1/2
@@ -59,11 +63,14 @@ struct SwarmDraw {
   uint32_t navigate_per_mille = 500;
   uint32_t same_query_per_mille = 200;
   uint32_t restart_in_fold_per_mille = 500;
+  bool transport_retry = true;
+  uint32_t early_fault_per_mille = 0;
 
   // {"swarm": bool, "mutators": {name: weight}, "retain_per_mille", "release_per_mille",
   //  "faults": {kind: count}, "partition_ms_max", "starvation_ms_max", "network_faults": {...},
   //  "fold_per_mille", "flush_folds_per_mille", "write_local_per_mille", "local_view_per_mille",
-  //  "navigate_per_mille", "same_query_per_mille", "restart_in_fold_per_mille"}
+  //  "navigate_per_mille", "same_query_per_mille", "restart_in_fold_per_mille",
+  //  "transport_retry", "early_fault_per_mille"}
   nlohmann::json ToJson() const;
 };
 

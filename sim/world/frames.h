@@ -21,6 +21,9 @@ struct ServerFrame {
   // for (client, qid), 1 for the first. Test-only tag (properties check superseded epochs); not
   // part of the wire contract the backend sees.
   int64_t epoch = 0;
+  // Test-only tag: a copy a frame fault (sim/run/frame_faults.h) put on the link again — an old
+  // frame redelivered, not something the authority sent now. Not part of the wire contract.
+  bool redelivered = false;
 };
 
 // Compact trace form of a frame (ops summarized by count).

@@ -70,10 +70,10 @@ bool Network::partitioned(const std::string& client, std::string_view source) co
   return Partitioned(Key(client, source));
 }
 
-void Network::SendOrdered(const PathKey& key, bool to_server, std::function<void()> deliver) {
+int64_t Network::SendOrdered(const PathKey& key, bool to_server, std::function<void()> deliver) {
   RINDLE_CHECK(deliver != nullptr);
   Link& l = links_[key];
-  if (!l.up) return;
+  if (!l.up) return -1;
   int64_t& last_ms = to_server ? l.last_to_server_ms : l.last_to_client_ms;
   const int64_t at = std::max(last_ms, queue_->now_ms() + Latency(StreamOf(key.second), config_));
   last_ms = at;
@@ -82,16 +82,32 @@ void Network::SendOrdered(const PathKey& key, bool to_server, std::function<void
     if (links_[key].epoch != epoch) return;  // the link broke in flight
     deliver();
   });
+  return at;
 }
 
-void Network::SendToServer(const std::string& client, std::string_view source,
-                           std::function<void()> deliver) {
-  SendOrdered(Key(client, source), /*to_server=*/true, std::move(deliver));
+int64_t Network::SendToServer(const std::string& client, std::string_view source,
+                              std::function<void()> deliver) {
+  return SendOrdered(Key(client, source), /*to_server=*/true, std::move(deliver));
 }
 
-void Network::SendToClient(const std::string& client, std::string_view source,
-                           std::function<void()> deliver) {
-  SendOrdered(Key(client, source), /*to_server=*/false, std::move(deliver));
+int64_t Network::SendToClient(const std::string& client, std::string_view source,
+                              std::function<void()> deliver) {
+  return SendOrdered(Key(client, source), /*to_server=*/false, std::move(deliver));
+}
+
+int64_t Network::SendToClientAt(const std::string& client, int64_t at_ms,
+                                std::function<void()> deliver) {
+  RINDLE_CHECK(deliver != nullptr);
+  const PathKey key = Key(client, kDaemonSource);
+  Link& l = links_[key];
+  if (!l.up) return -1;
+  const int64_t at = std::max(at_ms, queue_->now_ms());
+  const int64_t epoch = l.epoch;
+  queue_->ScheduleAt(at, [this, key, epoch, deliver = std::move(deliver)] {
+    if (links_[key].epoch != epoch) return;  // the link broke in flight
+    deliver();
+  });
+  return at;
 }
 
 void Network::Push(const std::string& client, std::string_view source,

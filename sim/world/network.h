@@ -55,10 +55,16 @@ class Network {
   int64_t epoch(const std::string& client, std::string_view source) const;
 
   // Ordered link messages; dropped when the link is down at send time or breaks before arrival.
-  void SendToServer(const std::string& client, std::string_view source,
-                    std::function<void()> deliver);
-  void SendToClient(const std::string& client, std::string_view source,
-                    std::function<void()> deliver);
+  // Each returns the virtual ms it will arrive at, or -1 when dropped at send time.
+  int64_t SendToServer(const std::string& client, std::string_view source,
+                       std::function<void()> deliver);
+  int64_t SendToClient(const std::string& client, std::string_view source,
+                       std::function<void()> deliver);
+  // A server→client message that arrives at max(at_ms, now) — possibly ahead of messages
+  // already in flight on the link (a reordering fault: the caller, frame_faults.h, decides what
+  // it may overtake). The link's ordering point is unchanged; lost if the link breaks first.
+  // Returns the arrival time, or -1 when the link is down.
+  int64_t SendToClientAt(const std::string& client, int64_t at_ms, std::function<void()> deliver);
 
   // A push request: `deliver` runs at the authority (maybe twice, maybe never); it returns true
   // when the authority acknowledges, and then `ack` runs at the client unless the ack is lost.
@@ -74,11 +80,11 @@ class Network {
   void Break(const std::string& client) { Break(client, kDaemonSource); }
   bool up(const std::string& client) const { return up(client, kDaemonSource); }
   int64_t epoch(const std::string& client) const { return epoch(client, kDaemonSource); }
-  void SendToServer(const std::string& client, std::function<void()> deliver) {
-    SendToServer(client, kDaemonSource, std::move(deliver));
+  int64_t SendToServer(const std::string& client, std::function<void()> deliver) {
+    return SendToServer(client, kDaemonSource, std::move(deliver));
   }
-  void SendToClient(const std::string& client, std::function<void()> deliver) {
-    SendToClient(client, kDaemonSource, std::move(deliver));
+  int64_t SendToClient(const std::string& client, std::function<void()> deliver) {
+    return SendToClient(client, kDaemonSource, std::move(deliver));
   }
   void Push(const std::string& client, std::function<bool()> deliver, std::function<void()> ack) {
     Push(client, kDaemonSource, std::move(deliver), std::move(ack));
@@ -109,7 +115,7 @@ class Network {
   Rng& StreamOf(const std::string& source);
   static int64_t Latency(Rng& rng, const NetworkConfig& config);
   // One ordered direction of a link: schedules `deliver` after `*last_ms` and a fresh latency.
-  void SendOrdered(const PathKey& key, bool to_server, std::function<void()> deliver);
+  int64_t SendOrdered(const PathKey& key, bool to_server, std::function<void()> deliver);
   void Count(const std::string& name) { ++(*counters_)[name]; }
 
   EventQueue* queue_;

@@ -1,0 +1,101 @@
+// frame_faults.h — the server→client frame faults of a run (scenario kinds stale_redelivery,
+// frame_duplicate, snapshot_overtake; scenario_kinds.cc rows): what a real transport between the
+// authority and one client can do to the frames of one link, and nothing it cannot. Holds state:
+// per client, the frames of the current boot it can redeliver, the copies it owes, the frames in
+// flight (arrival time, qid) and the armed faults.
+//
+// What a transport can do (seed 002 §5.1/§8.5 name the client defenses; each fault targets one):
+//   - stale_redelivery: a resumable session replays its tail after a reconnect to the SAME
+//     authority process (same boot id): right after the new connection's welcome, up to
+//     kMaxRedelivered batch frames the client already released (cv ≤ the highest progress cvMin
+//     it received on this boot) arrive again. Never across a restart (a new process cannot
+//     replay the old one's frames). Defense: the gate drops a batch with cv ≤ appliedCv.
+//   - frame_duplicate: a relay retransmit — each of the next `count` batches is delivered again
+//     right after the first progress frame that covers its cv (so the client released it first),
+//     and the next `count` progress frames are delivered twice. Defense: appliedCv (stale batch),
+//     and progress is a max.
+//   - snapshot_overtake: a multiplexing transport (one stream per query) delivers the next
+//     (re)subscription's hello + snapshot ahead of batches of OTHER queries already in flight;
+//     one query's frames stay in order and nothing overtakes a welcome or progress frame (cvMin
+//     is a promise about every query). Defense: the gate releases in (cv, arrival) order.
+// Every copy is tagged ServerFrame::redelivered. Counters: fault.stale_redelivered_frames,
+// fault.frame_duplicated, fault.progress_duplicated, fault.frames_overtaken (frames of other
+// queries a snapshot passed) — the harness's own record, never the client's.
+// Randomness: none (times come from the network and the event queue).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/world/event_queue.h"
+#include "sim/world/frames.h"
+#include "sim/world/network.h"
+
+namespace rindle::sim {
+
+class FrameFaults {
+ public:
+  using Deliver = std::function<void(const ServerFrame&)>;
+  static constexpr size_t kMaxRedelivered = 4;
+
+  FrameFaults(EventQueue* queue, Network* network, std::map<std::string, int64_t>* counters);
+
+  void ArmStaleRedelivery(const std::string& client) { state_[client].stale_armed = true; }
+  void ArmDuplicate(const std::string& client, int64_t count) {
+    state_[client].duplicates += count;
+  }
+  void ArmOvertake(const std::string& client) { state_[client].overtake_armed = true; }
+  // Faults off (the liveness phase): disarms every fault; owed copies are dropped.
+  void Heal();
+
+  // Puts `frame` on the client's link, applying the armed faults; `deliver` runs at the client
+  // for the frame and for every copy of it.
+  void Send(const std::string& client, const ServerFrame& frame, const Deliver& deliver);
+  // A frame reached the client (before the client handles it): the record of what it released.
+  void Delivered(const std::string& client, const ServerFrame& frame);
+
+ private:
+  struct InFlight {
+    int64_t at = 0;
+    int64_t link_epoch = 0;
+    bool barrier = false;  // welcome or progress: nothing may overtake it
+    int64_t qid = -1;      // a data frame's qid
+  };
+  struct Owed {
+    ServerFrame frame;
+    int64_t link_epoch = 0;
+  };
+  struct ClientFaults {
+    int64_t boot = 0;         // the boot id of the last welcome delivered
+    int64_t released_cv = 0;  // the highest cvMin delivered since that boot
+    std::deque<ServerFrame> released;  // recent batches delivered on this boot
+    std::vector<InFlight> in_flight;
+    std::vector<Owed> owed;   // duplicates waiting for a progress that covers them
+    bool stale_armed = false;
+    int64_t duplicates = 0;
+    bool overtake_armed = false;
+    int64_t overtake_qid = -1;  // the hello that overtook: its snapshot overtakes too
+  };
+
+  void SendWelcome(const std::string& client, ClientFaults& st, const ServerFrame& frame,
+                   const Deliver& deliver);
+  void SendProgress(const std::string& client, ClientFaults& st, const ServerFrame& frame,
+                    const Deliver& deliver);
+  bool SendOvertaking(const std::string& client, ClientFaults& st, const ServerFrame& frame,
+                      const Deliver& deliver);
+  int64_t Ordered(const std::string& client, const ServerFrame& frame, const Deliver& deliver);
+  void Record(ClientFaults& st, const std::string& client, int64_t at, const ServerFrame& f);
+  static ServerFrame Copy(const ServerFrame& f);
+  void Count(const std::string& name, int64_t n = 1) { (*counters_)[name] += n; }
+
+  EventQueue* queue_;
+  Network* network_;
+  std::map<std::string, int64_t>* counters_;
+  std::map<std::string, ClientFaults> state_;
+};
+
+}  // namespace rindle::sim
