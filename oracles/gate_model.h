@@ -29,6 +29,7 @@ class GateModel {
     int64_t cv = 0;
     bool snapshot = false;  // false: a batch
     int64_t epoch = 0;      // the caller's tag (seed 002: the qid's hello epoch); not interpreted
+    int64_t tag = 0;        // another caller's tag (the tap: an lmid frame's confirmed mid)
   };
   enum class Arrival { kStale, kBuffered, kOverflow };
 

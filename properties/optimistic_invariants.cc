@@ -18,7 +18,35 @@ std::string Printable(const std::string& fold_key) {
   return out;
 }
 
+// The highest lmid an lmid frame carries for `client` ([client_id, last_mutation_id] rows: the
+// lmid query always ships full rows in schema order).
+int64_t ConfirmedMid(const std::string& client, const std::vector<RowOp>& ops) {
+  int64_t out = 0;
+  for (const RowOp& op : ops) {
+    if (op.op == RowOp::Kind::kRemove || op.row.size() < 2) continue;
+    if (!op.row[0].is_string() || op.row[0].as_string() != client) continue;
+    if (op.row[1].kind() == Value::Kind::kInt) out = std::max(out, op.row[1].as_int());
+  }
+  return out;
+}
+
+TapFrame DataTap(const std::string& client, int64_t qid, const NormalizedEvent& ev) {
+  TapFrame f;
+  f.kind = TapFrame::Kind::kData;
+  f.qid = qid;
+  f.cv = ev.cv;
+  f.snapshot = ev.type == NormalizedEvent::Type::kSnapshot;
+  f.hello = ev.type == NormalizedEvent::Type::kHello;
+  for (const RowOp& op : ev.ops) f.tables.insert(op.table);
+  if (qid == kLmidQid) f.confirms = ConfirmedMid(client, ev.ops);
+  return f;
+}
+
 }  // namespace
+
+void OptimisticInvariants::BeginStep() {
+  for (auto& [id, c] : clients_) c.step = StepRecord{};
+}
 
 void OptimisticInvariants::Attach(const std::string& client, OptimisticBackend* backend,
                                   bool observe_sends) {
@@ -67,10 +95,12 @@ bool OptimisticInvariants::HelloIsSkewed(const std::vector<WireTable>& tables) c
 
 void OptimisticInvariants::OnWelcome(const std::string& client, int64_t boot_id) {
   Client& c = At(client);
+  c.step.delivered.push_back(TapFrame{TapFrame::Kind::kWelcome, 0, boot_id, false, false, {}, 0});
   if (c.backend == nullptr) return;
   if (c.last_boot != 0 && boot_id != c.last_boot) {
     // OnRestart: the gate resets (buffer and appliedCv).
     c.gate.Reset();
+    c.tables_of.clear();
   }
   c.last_boot = boot_id;
 }
@@ -78,6 +108,7 @@ void OptimisticInvariants::OnWelcome(const std::string& client, int64_t boot_id)
 void OptimisticInvariants::OnData(const std::string& client, int64_t qid,
                                   const NormalizedEvent& ev, int64_t epoch) {
   Client& c = At(client);
+  c.step.delivered.push_back(DataTap(client, qid, ev));
   if (c.backend == nullptr || !c.backend->health().ok()) return;
   if (qid != kLmidQid && !c.subs.KeyOfSource(qid)) return;  // no live sub: ignored
   if (ev.type == NormalizedEvent::Type::kHello) {
@@ -93,14 +124,25 @@ void OptimisticInvariants::OnData(const std::string& client, int64_t qid,
   }
   if (c.refused.contains(qid)) return;  // the refused epoch's data
   // Stale batches are dropped; an overflow clears the buffer (the client re-subscribes).
-  c.gate.Push({qid, ev.cv, ev.type == NormalizedEvent::Type::kSnapshot, epoch});
+  const TapFrame& tapped = c.step.delivered.back();
+  if (c.gate.Push({qid, ev.cv, ev.type == NormalizedEvent::Type::kSnapshot, epoch,
+                   tapped.confirms}) == GateModel::Arrival::kBuffered) {
+    c.tables_of[{qid, ev.cv}].insert(tapped.tables.begin(), tapped.tables.end());
+  }
 }
 
 void OptimisticInvariants::OnProgress(const std::string& client, int64_t cv_min) {
   Client& c = At(client);
+  c.step.delivered.push_back(TapFrame{TapFrame::Kind::kProgress, 0, cv_min, false, false, {}, 0});
   if (c.backend == nullptr || !c.backend->health().ok()) return;
   for (const GateModel::Frame& f : c.gate.Release(cv_min)) {
     ++frames_released_;
+    TapFrame r{TapFrame::Kind::kData, f.qid, f.cv, f.snapshot, false, {}, f.tag};
+    if (auto t = c.tables_of.find({f.qid, f.cv}); t != c.tables_of.end()) {
+      r.tables = std::move(t->second);
+      c.tables_of.erase(t);
+    }
+    c.step.released.push_back(std::move(r));
     const int64_t current = c.epoch.contains(f.qid) ? c.epoch.at(f.qid) : 0;
     if (f.epoch != current) {
       Defer(c, {"superseded-epoch",

@@ -28,6 +28,11 @@
 //   fold-wire        first-time envelopes (send observer, or the sent map) carry mids 1,2,3,...
 //                    in send order; a fold window that closed in a step shipped one envelope with
 //                    the args of the LAST InvokeFolded of that window (OnInvokeFolded records it).
+// Step record (StepRecord, read by no_flicker.cc and cv_promise.cc): what the delivery tap saw in
+// the current step — every frame on the wire, in delivery order (before any filtering), the
+// frames the shadow gate released, and the local actions the runner ran (OnLocalAction).
+// BeginStep() (the runner, before each event) clears it. Expectations only: nothing in it comes
+// from the backend.
 //   replay-order     within one reconcile (replay observer; a repeated entry id starts the next),
 //                    dealt seqs strictly increase and unflushed folds (seq unset) come after
 //                    every dealt seq, in creation order.
@@ -56,6 +61,24 @@ struct ViewInfo {
   std::vector<std::string> tables;        // AstTables of the view's AST
 };
 
+// One frame as the tap saw it.
+struct TapFrame {
+  enum class Kind { kWelcome, kData, kProgress };
+  Kind kind = Kind::kData;
+  int64_t qid = 0;
+  int64_t cv = 0;  // data: the frame's cv; progress: cvMin; welcome: the boot id
+  bool snapshot = false;
+  bool hello = false;
+  std::set<std::string> tables;  // tables the frame's ops touch
+  int64_t confirms = 0;          // lmid frames: the highest lmid for this client (0: none)
+};
+
+struct StepRecord {
+  std::vector<TapFrame> delivered;  // welcome / data / progress, in delivery order
+  std::vector<TapFrame> released;   // data frames the shadow gate released this step
+  int64_t local_actions = 0;        // actions of this client the runner ran this step
+};
+
 class OptimisticInvariants {
  public:
   // `schema` / `local_tables`: the client's (CRIT#4 judgement of hellos).
@@ -70,6 +93,16 @@ class OptimisticInvariants {
   void OnWelcome(const std::string& client, int64_t boot_id);
   void OnData(const std::string& client, int64_t qid, const NormalizedEvent& ev, int64_t epoch);
   void OnProgress(const std::string& client, int64_t cv_min);
+
+  // The runner starts a step (clears every client's StepRecord).
+  void BeginStep();
+  // Recording hook: the runner ran an action (or a fault acting as one: a resubscribe cycle)
+  // on `client` that may change its views locally.
+  void OnLocalAction(const std::string& client) { ++At(client).step.local_actions; }
+  // This step's record for `client` (empty when nothing reached it).
+  const StepRecord& Step(const std::string& client) {
+    return At(client).step;
+  }
 
   // Recording hook: a successful InvokeFolded of `fold_key` with `args`.
   void OnInvokeFolded(const std::string& client, const std::string& fold_key,
@@ -112,6 +145,9 @@ class OptimisticInvariants {
     std::map<int64_t, ResultType> rt_shadow;
     std::map<int64_t, bool> pending_shadow;
     std::optional<Violation> deferred;
+    StepRecord step;  // this step's tap record
+    // (qid, cv) of a buffered frame → the tables its ops touch (for StepRecord::released).
+    std::map<std::pair<int64_t, int64_t>, std::set<std::string>> tables_of;
     // Sends and folds.
     int64_t last_mid = 0;
     std::map<std::string, nlohmann::json> windows;  // open fold key → last args

@@ -12,7 +12,7 @@
 
 namespace rindle::props {
 
-inline constexpr std::array<std::string_view, 25> kPropertyNames = {
+inline constexpr std::array<std::string_view, 27> kPropertyNames = {
     "authority-health", "authority-model", "client-health",   "convergence",
     "crash",            "events==view",    "flush-on-enqueue", "fold",
     "fold-wire",        "gapless-mids",    "gate-model",      "head==sync+pending",
@@ -20,6 +20,7 @@ inline constexpr std::array<std::string_view, 25> kPropertyNames = {
     "nondeterminism",   "pending-axis",    "replay-order",    "result-type",
     "setup",            "superseded-epoch", "timeout",      "view==fresh",
     "workload",
+    "no-flicker",       "cv-promise",
 };
 
 inline bool IsKnownPropertyName(std::string_view name) {

@@ -178,6 +178,7 @@ void Simulation::ScheduleScenario() {
 
 void Simulation::Act(const ScenarioAction& action) {
   SimClient* client = clients_[static_cast<size_t>(action.client)].get();
+  opt_props_->OnLocalAction(client->client_id());  // no-flicker: a local change may follow
   switch (action.kind) {
     case ScenarioAction::Kind::kRetain:
       return ActRetain(action, client);
@@ -372,6 +373,7 @@ void Simulation::InjectResubscribeStorm(const ScenarioFault& fault) {
     queue_.Schedule(k * kStormGapMs, [this, idx] {
       if (healed_) return;
       Count("fault.resubscribe_cycle");
+      opt_props_->OnLocalAction(clients_[static_cast<size_t>(idx)]->client_id());
       const std::map<int64_t, int64_t> moved = clients_[static_cast<size_t>(idx)]->ResubscribeAll();
       for (auto& [key, qid] : handle_qid_) {
         if (key.first != idx) continue;
@@ -435,7 +437,9 @@ RunResult Simulation::Run() {
     result_.message = std::string(setup_status_.message());
     return result_;
   }
-  while (result_.ok && queue_.RunNext()) {
+  for (;;) {
+    opt_props_->BeginStep();  // the tap's step record (no-flicker, cv-promise)
+    if (!result_.ok || !queue_.RunNext()) break;
     ++step_;
     observer_->OnStep(*daemon_, queue_.now_ms());
     RefreshDirtyFlags();
