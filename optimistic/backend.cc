@@ -331,6 +331,9 @@ void OptimisticBackend::OnRestart() { daemon_->Reset(); }
 
 void OptimisticBackend::OnResync() {
   RINDLE_CHECK(!health_.in_cycle);  // a source must not resync from inside RegisterQuery/Push
+  // The source re-registered every query on the new connection: fence the gate until all their
+  // snapshots are here (gate.h; the seed is silent — see there).
+  daemon_->FenceResync(subs_.Live());
   daemon_->Resend(ledger_, options_.client_id);
 }
 

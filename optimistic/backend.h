@@ -190,6 +190,8 @@ class OptimisticBackend {
   int64_t schema_rejections() const { return daemon_->schema_rejections(); }
   int64_t overflows() const { return daemon_->overflows(); }
   int64_t superseded_frames_dropped() const { return daemon_->superseded_frames_dropped(); }
+  // Progress frames the resync fence held back (gate.h).
+  int64_t fence_holds() const { return daemon_->gate().fence_holds(); }
 
   // The source handlers (wired in the constructor; public so a harness can drive them directly).
   void OnFrame(int64_t qid, const NormalizedEvent& ev);

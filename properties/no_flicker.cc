@@ -12,7 +12,10 @@
 //     data frame this step that can reach the view: a snapshot (a rehydration's footprint diff
 //     may remove any row) or a batch whose ops touch one of the view's tables;
 //   * a burnt mid: a released confirmation covers a mid the authority's log records as burnt
-//     (its twin failed), so the prediction is dropped with no data frame to replace it.
+//     (its twin failed), so the prediction is dropped with no data frame to replace it;
+//   * an unshipped commit: every released confirmation is a batch at a cv whose data batches to
+//     this client (the send tap: what the authority put on the link) all released with it —
+//     usually none, when the commit changed only columns or rows no sub of this client ships.
 // A view that is new this step (a retain, a resubscribe's fresh qid) has no previous state. A
 // confirmation released ALONE for an applied mid explains nothing: the mid's effect travels in
 // data frames of the same cv, so if the view loses the prediction before they release, the user
@@ -21,7 +24,7 @@
 // ordering) is caught at the confirmation step. A client's own write therefore stays visible
 // from its invoke until a data frame or a later action supersedes it.
 // Counters (campaign summary): check.no_flicker.{changed_rows, local_exempt, data_exempt,
-// burnt_exempt, view_opened} — how often each explanation was used.
+// burnt_exempt, unshipped_exempt, view_opened} — how often each explanation was used.
 #include <map>
 #include <set>
 #include <string>
@@ -102,6 +105,8 @@ class NoFlicker : public PropertyFamily {
           ++(*counters)["check.no_flicker.data_exempt"];
         } else if (burnt) {
           ++(*counters)["check.no_flicker.burnt_exempt"];
+        } else if (CommitShippedNothing(c.id, step)) {
+          ++(*counters)["check.no_flicker.unshipped_exempt"];
         } else {
           return Violation{
               "no-flicker",
@@ -144,6 +149,25 @@ class NoFlicker : public PropertyFamily {
       }
     }
     return false;
+  }
+
+  // Whether every confirmation released this step is a batch whose commit's data batches to this
+  // client (the send tap: what the authority put on the link, lost or not) all released with it
+  // — none at all when the commit touched nothing this client's subs ship (an unshipped
+  // column, a row outside every footprint): the prediction then yields to the server's truth.
+  bool CommitShippedNothing(const std::string& client, const StepRecord& step) const {
+    std::map<int64_t, int64_t> released;  // cv → data batches released this step
+    for (const TapFrame& f : step.released) {
+      if (f.qid != kLmidQid && !f.snapshot) ++released[f.cv];
+    }
+    bool any = false;
+    for (const TapFrame& f : step.released) {
+      if (f.qid != kLmidQid) continue;
+      if (f.snapshot) return false;  // a re-registration's confirmation: its data is snapshots
+      any = true;
+      if (inv_->SentBatches(client, f.cv) != released[f.cv]) return false;
+    }
+    return any;
   }
 
   // Whether the confirmations released this step cover a mid the authority burnt; advances the

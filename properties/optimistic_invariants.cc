@@ -44,6 +44,12 @@ TapFrame DataTap(const std::string& client, int64_t qid, const NormalizedEvent& 
 
 }  // namespace
 
+void OptimisticInvariants::BeginFence(Client& c) {
+  std::set<int64_t> qids = {kLmidQid};
+  for (const auto& [key, sub] : c.subs.subs()) qids.insert(sub.source_qid);
+  c.gate.BeginFence(std::move(qids));
+}
+
 void OptimisticInvariants::BeginStep() {
   for (auto& [id, c] : clients_) c.step = StepRecord{};
 }
@@ -103,6 +109,8 @@ void OptimisticInvariants::OnWelcome(const std::string& client, int64_t boot_id)
     c.tables_of.clear();
   }
   c.last_boot = boot_id;
+  // The resync fence (gate_model.h): the source re-registered every live sub and the lmid query.
+  BeginFence(c);
 }
 
 void OptimisticInvariants::OnData(const std::string& client, int64_t qid,
@@ -125,9 +133,17 @@ void OptimisticInvariants::OnData(const std::string& client, int64_t qid,
   if (c.refused.contains(qid)) return;  // the refused epoch's data
   // Stale batches are dropped; an overflow clears the buffer (the client re-subscribes).
   const TapFrame& tapped = c.step.delivered.back();
-  if (c.gate.Push({qid, ev.cv, ev.type == NormalizedEvent::Type::kSnapshot, epoch,
-                   tapped.confirms}) == GateModel::Arrival::kBuffered) {
-    c.tables_of[{qid, ev.cv}].insert(tapped.tables.begin(), tapped.tables.end());
+  switch (c.gate.Push({qid, ev.cv, ev.type == NormalizedEvent::Type::kSnapshot, epoch,
+                       tapped.confirms})) {
+    case GateModel::Arrival::kBuffered:
+      c.tables_of[{qid, ev.cv}].insert(tapped.tables.begin(), tapped.tables.end());
+      break;
+    case GateModel::Arrival::kOverflow:  // the client re-registers everything: a fence
+      c.tables_of.clear();
+      BeginFence(c);
+      break;
+    case GateModel::Arrival::kStale:
+      break;
   }
 }
 
@@ -176,7 +192,7 @@ void OptimisticInvariants::SyncViews(Client& c, const std::map<int64_t, ViewInfo
         if (views.contains(q)) continue;
         // The key's last view is gone: its sub was unregistered, its buffered frames dropped.
         if (const std::optional<int64_t> src = c.subs.Release(q)) {
-          c.gate.Drop(*src);
+          c.gate.Forget(*src);
           c.epoch.erase(*src);
         }
       }

@@ -9,7 +9,8 @@
 //                    qid with no live sub are ignored, a hello drops that qid's buffered frames,
 //                    a batch with cv ≤ appliedCv is stale, a snapshot always buffers, > cap
 //                    frames overflow (buffer cleared), progress releases cv ≤ cvMin, a welcome
-//                    with a new boot id resets. Its buffered count must equal the backend's
+//                    with a new boot id resets; a welcome or an overflow fences the gate
+//                    until every re-registered sub's snapshot is buffered (gate_model.h). Its buffered count must equal the backend's
 //                    inspect().buffered_frames. The shadow judges every hello against the client
 //                    schema itself (CRIT#4: a table not ours or local-only, columns neither a
 //                    subsequence of ours nor ours of theirs, a missing pk column): a skewed hello
@@ -94,6 +95,19 @@ class OptimisticInvariants {
   void OnData(const std::string& client, int64_t qid, const NormalizedEvent& ev, int64_t epoch);
   void OnProgress(const std::string& client, int64_t cv_min);
 
+  // Send tap: each server frame as the authority put it on the client's link (before any loss).
+  void OnSentWelcome(const std::string& client, int64_t boot_id) { At(client).sent_boot = boot_id; }
+  void OnSentData(const std::string& client, int64_t qid, int64_t cv, bool batch) {
+    Client& c = At(client);
+    if (batch && qid != kLmidQid) ++c.sent_batches[{c.sent_boot, cv}];
+  }
+  // How many data batches (lmid query aside) the authority sent `client` at `cv` in the boot
+  // the client last saw a welcome of.
+  int64_t SentBatches(const std::string& client, int64_t cv) {
+    Client& c = At(client);
+    auto it = c.sent_batches.find({c.last_boot, cv});
+    return it == c.sent_batches.end() ? 0 : it->second;
+  }
   // The runner starts a step (clears every client's StepRecord).
   void BeginStep();
   // Recording hook: the runner ran an action (or a fault acting as one: a resubscribe cycle)
@@ -146,6 +160,8 @@ class OptimisticInvariants {
     std::map<int64_t, bool> pending_shadow;
     std::optional<Violation> deferred;
     StepRecord step;  // this step's tap record
+    int64_t sent_boot = 0;                                  // boot of the last welcome sent
+    std::map<std::pair<int64_t, int64_t>, int64_t> sent_batches;  // (boot, cv) → data batches
     // (qid, cv) of a buffered frame → the tables its ops touch (for StepRecord::released).
     std::map<std::pair<int64_t, int64_t>, std::set<std::string>> tables_of;
     // Sends and folds.
@@ -162,6 +178,8 @@ class OptimisticInvariants {
   }
 
   bool HelloIsSkewed(const std::vector<WireTable>& tables) const;
+  // The shadow gate's resync fence over the live subs and the lmid query.
+  static void BeginFence(Client& c);
   // The parts of Check(), in its order.
   MaybeViolation CheckGate(Client& c, const std::string& client, const OptimisticBackend& b,
                            const Inspect& insp, const std::map<int64_t, ViewInfo>& views);

@@ -107,6 +107,11 @@ void Simulation::SendFrame(const std::string& client, ServerFrame frame) {
   auto it = by_id_.find(client);
   if (it == by_id_.end()) return;
   SimClient* c = it->second;
+  if (frame.kind == ServerFrame::Kind::kWelcome) opt_props_->OnSentWelcome(client, frame.boot_id);
+  if (frame.kind == ServerFrame::Kind::kData) {
+    opt_props_->OnSentData(client, frame.qid, frame.event.cv,
+                           frame.event.type == NormalizedEvent::Type::kBatch);
+  }
   network_->SendToClient(client, [this, c, sent = queue_.now_ms(), frame = std::move(frame)] {
     observer_->OnFrameDelivered(c->client_id(), sent, queue_.now_ms(), frame);
     Deliver(c, frame);
