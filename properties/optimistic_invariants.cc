@@ -109,8 +109,6 @@ void OptimisticInvariants::OnWelcome(const std::string& client, int64_t boot_id)
     c.tables_of.clear();
   }
   c.last_boot = boot_id;
-  // The resync fence (gate_model.h): the source re-registered every live sub and the lmid query.
-  BeginFence(c);
 }
 
 void OptimisticInvariants::OnData(const std::string& client, int64_t qid,
@@ -120,6 +118,9 @@ void OptimisticInvariants::OnData(const std::string& client, int64_t qid,
   if (c.backend == nullptr || !c.backend->health().ok()) return;
   if (qid != kLmidQid && !c.subs.KeyOfSource(qid)) return;  // no live sub: ignored
   if (ev.type == NormalizedEvent::Type::kHello) {
+    // The resync fence (gate_model.h): the lmid hello outside a fence is a (re)connect, which
+    // re-registered every live sub and the lmid query.
+    if (qid == kLmidQid && !c.gate.fenced()) BeginFence(c);
     c.superseded += static_cast<int64_t>(c.gate.Drop(qid));
     c.epoch[qid] = epoch;
     if (qid != kLmidQid && HelloIsSkewed(ev.tables)) {

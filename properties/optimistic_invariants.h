@@ -9,7 +9,7 @@
 //                    qid with no live sub are ignored, a hello drops that qid's buffered frames,
 //                    a batch with cv ≤ appliedCv is stale, a snapshot always buffers, > cap
 //                    frames overflow (buffer cleared), progress releases cv ≤ cvMin, a welcome
-//                    with a new boot id resets; a welcome or an overflow fences the gate
+//                    with a new boot id resets; an lmid hello (a reconnect) or an overflow fences the gate
 //                    until every re-registered sub's snapshot is buffered (gate_model.h). Its buffered count must equal the backend's
 //                    inspect().buffered_frames. The shadow judges every hello against the client
 //                    schema itself (CRIT#4: a table not ours or local-only, columns neither a
