@@ -15,7 +15,9 @@
 //     (its twin failed), so the prediction is dropped with no data frame to replace it;
 //   * an unshipped commit: every released confirmation is a batch at a cv whose data batches to
 //     this client (the send tap: what the authority put on the link) all released with it —
-//     usually none, when the commit changed only columns or rows no sub of this client ships.
+//     usually none, when the commit changed only columns or rows no sub of this client ships;
+//   * an unhydrated view: its sub has released no snapshot yet (the tap's shadow subs), so the
+//     view is not complete and its rows are only the local store's guess.
 // A view that is new this step (a retain, a resubscribe's fresh qid) has no previous state. A
 // confirmation released ALONE for an applied mid explains nothing: the mid's effect travels in
 // data frames of the same cv, so if the view loses the prediction before they release, the user
@@ -24,7 +26,8 @@
 // ordering) is caught at the confirmation step. A client's own write therefore stays visible
 // from its invoke until a data frame or a later action supersedes it.
 // Counters (campaign summary): check.no_flicker.{changed_rows, local_exempt, data_exempt,
-// burnt_exempt, unshipped_exempt, view_opened} — how often each explanation was used.
+// burnt_exempt, unshipped_exempt,
+// unhydrated_exempt, view_opened} — how often each explanation was used.
 #include <map>
 #include <set>
 #include <string>
@@ -107,6 +110,11 @@ class NoFlicker : public PropertyFamily {
           ++(*counters)["check.no_flicker.burnt_exempt"];
         } else if (CommitShippedNothing(c.id, step)) {
           ++(*counters)["check.no_flicker.unshipped_exempt"];
+        } else if (!inv_->Hydrated(c.id, view.first.Key())) {
+          // Not yet complete (its sub released no snapshot: shadow gate): its rows are the
+          // local store's guess, not the server's — e.g. a resubscribe while a mutation is in
+          // flight, whose confirmation arrives before the new sub's snapshot.
+          ++(*counters)["check.no_flicker.unhydrated_exempt"];
         } else {
           return Violation{
               "no-flicker",

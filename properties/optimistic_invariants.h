@@ -108,6 +108,11 @@ class OptimisticInvariants {
     auto it = c.sent_batches.find({c.last_boot, cv});
     return it == c.sent_batches.end() ? 0 : it->second;
   }
+  // Whether the shadow sub of `remote_key` has released a snapshot (hydration from the tap).
+  bool Hydrated(const std::string& client, const std::string& remote_key) {
+    const SubscriptionModel::Sub* sub = At(client).subs.Find(remote_key);
+    return sub != nullptr && sub->hydrated;
+  }
   // The runner starts a step (clears every client's StepRecord).
   void BeginStep();
   // Recording hook: the runner ran an action (or a fault acting as one: a resubscribe cycle)
