@@ -312,6 +312,12 @@ void OptimisticBackend::OnFrame(int64_t qid, const NormalizedEvent& ev) {
   // A frame for a qid with no live sub (a late frame of a released sub) has no footprint to
   // feed; folding it would plant rows no DropQuery would ever GC.
   if (qid != kLmidQid && !subs_.HasSource(qid)) return;
+  // The lmid query's hello outside a fence: the source (re)registered it — a (re)connect, which
+  // re-registers every query — so fence the gate until all their snapshots are here (gate.h; the
+  // seed is silent — see there). An overflow's Reregister fences by itself.
+  if (qid == kLmidQid && ev.type == NormalizedEvent::Type::kHello && !daemon_->gate().fenced()) {
+    daemon_->FenceResync(subs_.Live());
+  }
   absl::Status error;
   switch (daemon_->Admit(qid, ev, &error)) {
     case Channel::Action::kResubscribe:  // "drift ⇒ re-subscribe"

@@ -206,9 +206,14 @@ TEST_F(OverflowTest, OverflowReRegistersTheSubsAndTheLmidQueryKeepingPending) {
                                        "register 0 _rindle_client_mutations"));
   EXPECT_EQ(backend_->inspect().buffered_frames, 0u);
   EXPECT_EQ(backend_->inspect().pending.size(), 1u);
-  // The fresh epoch re-hydrates through the footprint diff; the prediction re-applies.
+  // The fresh epoch re-hydrates through the footprint diff; the prediction re-applies. The resync
+  // fence releases only once the lmid query's snapshot is here too (gate.h).
   source_.Hello(1, {});
   source_.Snapshot(1, 6, "issue", {Issue("a", "A"), Issue("x5", "X")});
+  source_.Progress(6);
+  EXPECT_EQ(Head("issue"), (std::vector<RowValues>{Issue("a", "A"), Issue("b", "B")}));
+  source_.Hello(kLmidQid, {WireTable{kClientMutationsTable, {"client_id", "last_mutation_id"}}});
+  source_.Snapshot(kLmidQid, 6, kClientMutationsTable, {});
   source_.Progress(6);
   EXPECT_EQ(Head("issue"), (std::vector<RowValues>{Issue("a", "A"), Issue("b", "B"), Issue("x5", "X")}));
 }

@@ -624,7 +624,7 @@ struct ReleaseCmd : Cmd {
     if (!gone) return;  // other retains keep the sub
     const int64_t sq = *gone;
     m.links.erase(sq);
-    m.gate.Drop(sq);
+    m.gate.Forget(sq);
     if (!m.synced.at(table).empty()) {
       Count("gc");
       m.synced[table].clear();  // GC'd as a server delta through the reconcile cycle

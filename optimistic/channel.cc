@@ -79,6 +79,13 @@ void Channel::Reregister(const std::vector<std::pair<int64_t, const RemoteQuery*
   }
   source_->UnregisterQuery(kLmidQid);
   RegisterLmidQuery();
+  FenceResync(live);
+}
+
+void Channel::FenceResync(const std::vector<std::pair<int64_t, const RemoteQuery*>>& live) {
+  std::set<int64_t> qids = {kLmidQid};
+  for (const auto& [source_qid, remote] : live) qids.insert(source_qid);
+  gate_.BeginFence(std::move(qids));
 }
 
 void Channel::Resend(const Ledger& ledger, const std::string& client_id) {
@@ -170,7 +177,9 @@ Channel::Action Channel::Admit(int64_t qid, const NormalizedEvent& ev, absl::Sta
 
 absl::Status Channel::Release(int64_t cv_min, Ledger* ledger,
                               absl::FunctionRef<void(int64_t)> on_snapshot) {
+  const bool fenced = gate_.fenced();
   std::vector<BufferedFrame> ready = gate_.Release(cv_min);
+  if (fenced && gate_.fenced()) return absl::OkStatus();  // held: nothing released
   for (const auto& f : ready) {
     if (f.qid == kLmidQid) {
       if (absl::Status s = FoldLmidOps(f.ops, ledger); !s.ok()) return s;

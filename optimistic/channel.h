@@ -18,6 +18,9 @@
 // released snapshot is reported to the caller — the first one is a sub's hydration point.
 // Buffering past the cap is an overflow: Admit returns kOverflow (counted) and the caller hands
 // every live sub to Reregister (§8.5: fresh snapshots re-hydrate through the footprint diff).
+// Resync fence: after Reregister or FenceResync the gate releases nothing until every re-registered
+// sub (data and lmid) has its snapshot buffered, then releases them together (gate.h: why the
+// seed's TypeScript needs it).
 // Reset() (authority restart) clears the gate; pending stays. Resend() (after a reconnect, §7.5
 // rule 3) re-sends the domain's sent, unconfirmed envelopes with their ORIGINAL mids, in mid
 // order; unflushed folds were never sent.
@@ -65,8 +68,11 @@ class Channel {
   // Unregisters + re-registers one sub (a refused epoch).
   void Resubscribe(int64_t qid, const RemoteQuery& remote);
   // Overflow recovery: re-registers every live (source qid, remote), in the order given, then the
-  // lmid query.
+  // lmid query, and fences the gate over all of them (gate.h BeginFence).
   void Reregister(const std::vector<std::pair<int64_t, const RemoteQuery*>>& live);
+  // After a (re)connect (the lmid query's hello outside a fence: the source re-registered every
+  // query itself): fences the gate over the live subs and the lmid query.
+  void FenceResync(const std::vector<std::pair<int64_t, const RemoteQuery*>>& live);
   void Resend(const Ledger& ledger, const std::string& client_id);
 
   // Downstream. `qid` must be the lmid qid or a live sub's source qid (the caller filters).

@@ -7,7 +7,12 @@
 
 namespace rindle {
 
-size_t SourceGate::OnHello(int64_t qid) { return DropQuery(qid); }
+size_t SourceGate::OnHello(int64_t qid) {
+  const size_t before = buffer_.size();
+  std::erase_if(buffer_, [qid](const BufferedFrame& f) { return f.qid == qid; });
+  if (fenced_ && fence_all_.contains(qid)) fence_waiting_.insert(qid);  // a new epoch's snapshot
+  return before - buffer_.size();
+}
 
 SourceGate::Admit SourceGate::OnData(int64_t qid, const NormalizedEvent& ev) {
   RINDLE_CHECK(ev.type != NormalizedEvent::Type::kHello);
@@ -15,15 +20,33 @@ SourceGate::Admit SourceGate::OnData(int64_t qid, const NormalizedEvent& ev) {
     ++stale_dropped_;
     return Admit::kStale;
   }
+  // Fenced: a batch for a re-registered qid before its new snapshot is of the superseded epoch
+  // (its new hello would drop it); dropping it now keeps the backlog from overflowing again.
+  if (fenced_ && ev.type == NormalizedEvent::Type::kBatch && fence_waiting_.contains(qid)) {
+    return Admit::kStale;
+  }
   buffer_.push_back(BufferedFrame{ev.cv, qid, ev.type, ev.ops, next_seq_++});
-  if (buffer_.size() > cap_) {
+  // The fenced snapshots are owed, not backlog: they do not count against the cap.
+  if (buffer_.size() > cap_ + (fenced_ ? fence_all_.size() : 0)) {
     buffer_.clear();
-    return Admit::kOverflow;
+    return Admit::kOverflow;  // the caller re-registers and begins a new fence
+  }
+  if (fenced_ && ev.type == NormalizedEvent::Type::kSnapshot && fence_all_.contains(qid)) {
+    fence_waiting_.erase(qid);
+    fence_cv_ = std::max(fence_cv_, ev.cv);
   }
   return Admit::kBuffered;
 }
 
 std::vector<BufferedFrame> SourceGate::Release(int64_t cv_min) {
+  if (fenced_) {
+    if (!fence_waiting_.empty() || cv_min < fence_cv_) {
+      ++fence_holds_;
+      return {};
+    }
+    fenced_ = false;  // every re-registered snapshot is here: release them together
+    fence_all_.clear();
+  }
   std::vector<BufferedFrame> ready;
   std::vector<BufferedFrame> keep;
   for (auto& f : buffer_) (f.cv <= cv_min ? ready : keep).push_back(std::move(f));
@@ -38,12 +61,24 @@ std::vector<BufferedFrame> SourceGate::Release(int64_t cv_min) {
 size_t SourceGate::DropQuery(int64_t qid) {
   size_t before = buffer_.size();
   std::erase_if(buffer_, [qid](const BufferedFrame& f) { return f.qid == qid; });
+  fence_all_.erase(qid);
+  fence_waiting_.erase(qid);
   return before - buffer_.size();
 }
 
 void SourceGate::Reset() {
   buffer_.clear();
   applied_cv_ = 0;
+  fenced_ = false;
+  fence_all_.clear();
+  fence_waiting_.clear();
+}
+
+void SourceGate::BeginFence(std::set<int64_t> qids) {
+  fenced_ = true;
+  fence_waiting_ = qids;
+  fence_all_ = std::move(qids);
+  fence_cv_ = 0;
 }
 
 }  // namespace rindle

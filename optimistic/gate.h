@@ -7,10 +7,27 @@
 // with cv ≤ appliedCv is a stale redelivery and is not buffered (kStale); a snapshot always
 // buffers. Buffering past `cap` frames is an overflow: the buffer is cleared and kOverflow
 // returned — the caller re-registers the channel's subs and lmid query (seed 002 `overflow`).
-// Reset() (authority restart) clears the buffer and appliedCv. Errors: none (pure bookkeeping).
+// Reset() (authority restart) clears the buffer and appliedCv (and any fence).
+// Resync fence (BeginFence): after a resync (reconnect) or an overflow re-registration the gate
+// releases nothing until every qid it re-registered (data subs AND the lmid query) has its
+// snapshot buffered — or was dropped (DropQuery: unregistered) — and cvMin reaches the highest of
+// those snapshots' cvs; then one Release hands them over together, in (cv, arrival) order. A
+// hello for a fenced qid (a new epoch: its buffered snapshot was dropped) makes it wait again.
+// While fenced, a batch for a qid still waiting is of the superseded epoch and is dropped
+// (kStale), and the cap grows by the number of fenced qids (their snapshots are owed, not
+// backlog) — otherwise a cap below the number of subs would overflow on every re-registration.
+// The seed's TypeScript (002 SourceGate / §8.5 overflow) is silent here: it re-registers and
+// keeps releasing on every progress, and the re-registrations' snapshots arrive one progress
+// apart — the lmid snapshot alone retires a pending entry whose effect is still missing from
+// the data (the view drops a confirmed write: [a] → [] → [a]), or a data snapshot that already
+// holds a mutation's effect releases while it is still pending (applied twice: n 2 → 3 → 2).
+// Seed 002 computeRelease relies on "confirmation and data of the same commit share a cv, so
+// they release together by construction"; re-registration breaks that, the fence restores it.
+// Errors: none (pure bookkeeping).
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,10 +54,16 @@ class SourceGate {
   size_t OnHello(int64_t qid);
   // A snapshot or batch frame (CHECKs it is not a hello).
   Admit OnData(int64_t qid, const NormalizedEvent& ev);
+  // Empty while fenced (appliedCv does not move).
   std::vector<BufferedFrame> Release(int64_t cv_min);
-  // Drops the qid's buffered frames (its sub was released); returns how many.
+  // Drops the qid's buffered frames (its sub was released; it leaves the fence); returns how many.
   size_t DropQuery(int64_t qid);
   void Reset();
+  // Starts a fence over `qids` (replacing any).
+  void BeginFence(std::set<int64_t> qids);
+  bool fenced() const { return fenced_; }
+  // Releases the fence held back (progress frames that released nothing).
+  int64_t fence_holds() const { return fence_holds_; }
 
   const std::string& key() const { return key_; }
   int64_t applied_cv() const { return applied_cv_; }
@@ -57,6 +80,11 @@ class SourceGate {
   uint64_t next_seq_ = 0;
   int64_t applied_cv_ = 0;
   int64_t stale_dropped_ = 0;
+  bool fenced_ = false;
+  std::set<int64_t> fence_all_;      // the qids the fence covers
+  std::set<int64_t> fence_waiting_;  // of those, the ones without a buffered snapshot
+  int64_t fence_cv_ = 0;             // the highest cv of the fenced snapshots buffered
+  int64_t fence_holds_ = 0;
 };
 
 }  // namespace rindle

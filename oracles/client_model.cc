@@ -153,7 +153,7 @@ bool ClientModel::InCoverageChange() const {
 }
 
 void ClientModel::DropSource(int64_t qid) {
-  gate_.Drop(qid);
+  gate_.Forget(qid);
   Prune();
   if (sources_.erase(qid) > 0) dirty_ = true;
 }

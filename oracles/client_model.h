@@ -95,8 +95,11 @@ class ClientModel {
   void Hello(int64_t qid, const std::vector<WireTable>& tables);
   void Data(int64_t qid, const NormalizedEvent& ev);
   void Progress(int64_t cv_min);
-  // The sub of `qid` went away: its rows and buffered frames are dropped.
+  // The sub of `qid` went away: its rows and buffered frames are dropped (it leaves a fence).
   void DropSource(int64_t qid);
+  // The client's resync fence began over `qids` (gate_model.h; the caller decides when: a
+  // (re)connect's lmid hello, an overflow re-registration), as the client's gate does.
+  void BeginFence(std::set<int64_t> qids) { gate_.BeginFence(std::move(qids)); }
 
   // --- the harness's record of the client's writes ---
   // A normal Invoke took `mid` (its envelope is no fold flush).

@@ -11,19 +11,43 @@ GateModel::GateModel(size_t cap) : cap_(cap) { RINDLE_CHECK(cap > 0); }
 
 GateModel::Arrival GateModel::Push(const Frame& frame) {
   if (!frame.snapshot && frame.cv <= applied_cv_) return Arrival::kStale;
+  if (fenced_ && !frame.snapshot && missing_.contains(frame.qid)) return Arrival::kStale;
   buffer_.push_back(frame);
-  if (buffer_.size() <= cap_) return Arrival::kBuffered;
-  buffer_.clear();
-  return Arrival::kOverflow;
+  if (buffer_.size() > cap_ + (fenced_ ? fence_.size() : 0)) {
+    buffer_.clear();
+    return Arrival::kOverflow;
+  }
+  if (fenced_ && frame.snapshot && fence_.contains(frame.qid)) {
+    missing_.erase(frame.qid);
+    fence_cv_ = std::max(fence_cv_, frame.cv);
+  }
+  return Arrival::kBuffered;
 }
 
 size_t GateModel::Drop(int64_t qid) {
   const size_t before = buffer_.size();
   std::erase_if(buffer_, [qid](const Frame& f) { return f.qid == qid; });
+  if (fenced_ && fence_.contains(qid)) missing_.insert(qid);
   return before - buffer_.size();
 }
 
+size_t GateModel::Forget(int64_t qid) {
+  const size_t n = Drop(qid);
+  fence_.erase(qid);
+  missing_.erase(qid);
+  return n;
+}
+
+void GateModel::BeginFence(std::set<int64_t> qids) {
+  fenced_ = true;
+  missing_ = qids;
+  fence_ = std::move(qids);
+  fence_cv_ = 0;
+}
+
 std::vector<GateModel::Frame> GateModel::Release(int64_t cv_min) {
+  if (fenced_ && (!missing_.empty() || cv_min < fence_cv_)) return {};
+  fenced_ = false;
   std::vector<Frame> released;
   std::vector<Frame> keep;
   for (const Frame& f : buffer_) (f.cv <= cv_min ? released : keep).push_back(f);
@@ -35,6 +59,9 @@ std::vector<GateModel::Frame> GateModel::Release(int64_t cv_min) {
 void GateModel::Reset() {
   buffer_.clear();
   applied_cv_ = 0;
+  fenced_ = false;
+  fence_.clear();
+  missing_.clear();
 }
 
 }  // namespace rindle

@@ -12,12 +12,19 @@
 //   * a hello for a qid (or an unsubscribe) drops that qid's buffered frames;
 //   * progress at cvMin releases every buffered frame with cv ≤ cvMin (arrival order) and raises
 //     appliedCv to max(appliedCv, cvMin);
-//   * a restart (a new boot id) clears the buffer and resets appliedCv to 0.
+//   * a restart (a new boot id) clears the buffer and resets appliedCv to 0 (and any fence);
+//   * a fence (BeginFence: after a resync or an overflow re-registration, over the qids the
+//     client re-registered) holds every release until each of those qids has a snapshot
+//     buffered (or was forgotten: its sub went away) and cvMin reaches the highest of their
+//     cvs; a hello for a fenced qid makes it wait again (its buffered snapshot was dropped);
+//     while fenced a batch for a qid still waiting is stale, and the cap grows by the number
+//     of fenced qids.
 // Plain ints only: the model shares no type with optimistic/ (ARCHITECTURE §5).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <set>
 #include <vector>
 
 namespace rindle {
@@ -29,6 +36,7 @@ class GateModel {
     int64_t cv = 0;
     bool snapshot = false;  // false: a batch
     int64_t epoch = 0;      // the caller's tag (seed 002: the qid's hello epoch); not interpreted
+    int64_t tag = 0;        // another caller's tag (the tap: an lmid frame's confirmed mid)
   };
   enum class Arrival { kStale, kBuffered, kOverflow };
 
@@ -36,8 +44,12 @@ class GateModel {
 
   // A data frame (batch or snapshot) arrives.
   Arrival Push(const Frame& frame);
-  // Drops every buffered frame of `qid` (its hello, or its sub went away); returns how many.
+  // Drops every buffered frame of `qid` (its hello); returns how many.
   size_t Drop(int64_t qid);
+  // The same when `qid`'s sub went away (it also leaves the fence).
+  size_t Forget(int64_t qid);
+  void BeginFence(std::set<int64_t> qids);
+  bool fenced() const { return fenced_; }
   // Releases the frames with cv ≤ cv_min, in arrival order. `cv_min` may be below appliedCv
   // (appliedCv never moves back).
   std::vector<Frame> Release(int64_t cv_min);
@@ -53,6 +65,10 @@ class GateModel {
   size_t cap_;
   std::vector<Frame> buffer_;
   int64_t applied_cv_ = 0;
+  bool fenced_ = false;
+  std::set<int64_t> fence_;          // the fenced qids
+  std::set<int64_t> missing_;        // fenced qids with no snapshot buffered
+  int64_t fence_cv_ = 0;             // highest cv of the fenced snapshots buffered
 };
 
 }  // namespace rindle

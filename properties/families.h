@@ -25,6 +25,10 @@
 //   local_tables.cc        local-only tables == what the client wrote; local-only views are
 //                          complete and fresh; at action time a write_local's outcome
 //   resend_faithful.cc     every re-send of a mid carries its first send's name and args
+//   no_flicker.cc          a view's rows never drop or change without a local action or released
+//                          data (from the tap's StepRecord) that explains it
+//   cv_promise.cc          no data frame at or below a delivered cvMin on one connection; no data
+//                          released older than a released confirmation (the tap's StepRecord)
 //   folds.cc               at action time: a fold-legal folded invoke is accepted, FlushFolds
 //                          leaves no window open, flush-on-enqueue (seed 002 §4.2)
 // Source: SPEC §3, §4; seed 002 §4.2, §5.1.
@@ -65,6 +69,9 @@ struct AuthorityModelFamilies {
 AuthorityModelFamilies MakeAuthorityModel();
 std::unique_ptr<PropertyFamily> MakeLocalTables();
 std::unique_ptr<PropertyFamily> MakeResendFaithful();
+// `invariants` must outlive the family (its StepRecord is the tap these read).
+std::unique_ptr<PropertyFamily> MakeNoFlicker(OptimisticInvariants* invariants);
+std::unique_ptr<PropertyFamily> MakeCvPromise(OptimisticInvariants* invariants);
 
 // Every family of a simulated run, in reporting order.
 Checker MakeRunChecker(OptimisticInvariants* invariants);

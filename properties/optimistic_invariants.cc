@@ -27,6 +27,30 @@ Schema WithoutLocal(const Schema& schema, const std::set<std::string>& local) {
   return out;
 }
 
+// The highest lmid an lmid frame carries for `client` ([client_id, last_mutation_id] rows: the
+// lmid query always ships full rows in schema order).
+int64_t ConfirmedMid(const std::string& client, const std::vector<RowOp>& ops) {
+  int64_t out = 0;
+  for (const RowOp& op : ops) {
+    if (op.op == RowOp::Kind::kRemove || op.row.size() < 2) continue;
+    if (!op.row[0].is_string() || op.row[0].as_string() != client) continue;
+    if (op.row[1].kind() == Value::Kind::kInt) out = std::max(out, op.row[1].as_int());
+  }
+  return out;
+}
+
+TapFrame DataTap(const std::string& client, int64_t qid, const NormalizedEvent& ev) {
+  TapFrame f;
+  f.kind = TapFrame::Kind::kData;
+  f.qid = qid;
+  f.cv = ev.cv;
+  f.snapshot = ev.type == NormalizedEvent::Type::kSnapshot;
+  f.hello = ev.type == NormalizedEvent::Type::kHello;
+  for (const RowOp& op : ev.ops) f.tables.insert(op.table);
+  if (qid == kLmidQid) f.confirms = ConfirmedMid(client, ev.ops);
+  return f;
+}
+
 }  // namespace
 
 OptimisticInvariants::OptimisticInvariants(size_t buffer_cap, Schema schema,
@@ -38,6 +62,17 @@ OptimisticInvariants::OptimisticInvariants(size_t buffer_cap, Schema schema,
       app_schema_(WithoutLocal(schema_, local_tables_)),
       mutators_(mutators) {
   RINDLE_CHECK(mutators_ != nullptr);
+}
+
+void OptimisticInvariants::BeginFence(Client& c) {
+  std::set<int64_t> qids = {kLmidQid};
+  for (const auto& [key, sub] : c.subs.subs()) qids.insert(sub.source_qid);
+  c.model.BeginFence(qids);  // the client model's own gate fences alike
+  c.gate.BeginFence(std::move(qids));
+}
+
+void OptimisticInvariants::BeginStep() {
+  for (auto& [id, c] : clients_) c.step = StepRecord{};
 }
 
 void OptimisticInvariants::Attach(const std::string& client, OptimisticBackend* backend,
@@ -87,10 +122,12 @@ bool OptimisticInvariants::HelloIsSkewed(const std::vector<WireTable>& tables) c
 
 void OptimisticInvariants::OnWelcome(const std::string& client, int64_t boot_id) {
   Client& c = At(client);
+  c.step.delivered.push_back(TapFrame{TapFrame::Kind::kWelcome, 0, boot_id, false, false, {}, 0});
   if (c.backend == nullptr) return;
   if (c.last_boot != 0 && boot_id != c.last_boot) {
     // OnRestart: the gate resets (buffer and appliedCv).
     c.gate.Reset();
+    c.tables_of.clear();
   }
   c.last_boot = boot_id;
   c.model.Welcome(boot_id);
@@ -99,9 +136,13 @@ void OptimisticInvariants::OnWelcome(const std::string& client, int64_t boot_id)
 void OptimisticInvariants::OnData(const std::string& client, int64_t qid,
                                   const NormalizedEvent& ev, int64_t epoch) {
   Client& c = At(client);
+  c.step.delivered.push_back(DataTap(client, qid, ev));
   if (c.backend == nullptr || !c.backend->health().ok()) return;
   if (qid != kLmidQid && !c.subs.KeyOfSource(qid)) return;  // no live sub: ignored
   if (ev.type == NormalizedEvent::Type::kHello) {
+    // The resync fence (gate_model.h): the lmid hello outside a fence is a (re)connect, which
+    // re-registered every live sub and the lmid query.
+    if (qid == kLmidQid && !c.gate.fenced()) BeginFence(c);
     c.superseded += static_cast<int64_t>(c.gate.Drop(qid));
     c.model.Hello(qid, ev.tables);
     c.epoch[qid] = epoch;
@@ -115,16 +156,35 @@ void OptimisticInvariants::OnData(const std::string& client, int64_t qid,
   }
   if (c.refused.contains(qid)) return;  // the refused epoch's data
   // Stale batches are dropped; an overflow clears the buffer (the client re-subscribes).
-  c.gate.Push({qid, ev.cv, ev.type == NormalizedEvent::Type::kSnapshot, epoch});
   c.model.Data(qid, ev);
+  const TapFrame& tapped = c.step.delivered.back();
+  switch (c.gate.Push({qid, ev.cv, ev.type == NormalizedEvent::Type::kSnapshot, epoch,
+                       tapped.confirms})) {
+    case GateModel::Arrival::kBuffered:
+      c.tables_of[{qid, ev.cv}].insert(tapped.tables.begin(), tapped.tables.end());
+      break;
+    case GateModel::Arrival::kOverflow:  // the client re-registers everything: a fence
+      c.tables_of.clear();
+      BeginFence(c);
+      break;
+    case GateModel::Arrival::kStale:
+      break;
+  }
 }
 
 void OptimisticInvariants::OnProgress(const std::string& client, int64_t cv_min) {
   Client& c = At(client);
+  c.step.delivered.push_back(TapFrame{TapFrame::Kind::kProgress, 0, cv_min, false, false, {}, 0});
   if (c.backend == nullptr || !c.backend->health().ok()) return;
   c.model.Progress(cv_min);
   for (const GateModel::Frame& f : c.gate.Release(cv_min)) {
     ++frames_released_;
+    TapFrame r{TapFrame::Kind::kData, f.qid, f.cv, f.snapshot, false, {}, f.tag};
+    if (auto t = c.tables_of.find({f.qid, f.cv}); t != c.tables_of.end()) {
+      r.tables = std::move(t->second);
+      c.tables_of.erase(t);
+    }
+    c.step.released.push_back(std::move(r));
     const int64_t current = c.epoch.contains(f.qid) ? c.epoch.at(f.qid) : 0;
     if (f.epoch != current) {
       Defer(c, {"superseded-epoch",
@@ -179,7 +239,7 @@ void OptimisticInvariants::SyncViews(Client& c, const std::map<int64_t, ViewInfo
         if (views.contains(q)) continue;
         // The key's last view is gone: its sub was unregistered, its buffered frames dropped.
         if (const std::optional<int64_t> src = c.subs.Release(q)) {
-          c.gate.Drop(*src);
+          c.gate.Forget(*src);
           c.model.DropSource(*src);
           c.epoch.erase(*src);
         }

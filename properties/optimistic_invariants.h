@@ -11,7 +11,8 @@
 //                    qid with no live sub are ignored, a hello drops that qid's buffered frames,
 //                    a batch with cv ≤ appliedCv is stale, a snapshot always buffers, > cap
 //                    frames overflow (buffer cleared), progress releases cv ≤ cvMin, a welcome
-//                    with a new boot id resets. Its buffered count must equal the backend's
+//                    with a new boot id resets; an lmid hello (a reconnect) or an overflow fences the gate
+//                    until every re-registered sub's snapshot is buffered (gate_model.h). Its buffered count must equal the backend's
 //                    inspect().buffered_frames. The shadow judges every hello against the client
 //                    schema itself (CRIT#4: a table not ours or local-only, columns neither a
 //                    subsequence of ours nor ours of theirs, a missing pk column): a skewed hello
@@ -33,6 +34,11 @@
 //   fold-wire        first-time envelopes (send observer, or the sent map) carry mids 1,2,3,...
 //                    in send order; a fold window that closed in a step shipped one envelope with
 //                    the args of the LAST InvokeFolded of that window (OnInvokeFolded records it).
+// Step record (StepRecord, read by no_flicker.cc and cv_promise.cc): what the delivery tap saw in
+// the current step — every frame on the wire, in delivery order (before any filtering), the
+// frames the shadow gate released, and the local actions the runner ran (OnLocalAction).
+// BeginStep() (the runner, before each event) clears it. Expectations only: nothing in it comes
+// from the backend.
 //   replay-order     within one reconcile (replay observer; a repeated entry id starts the next),
 //                    dealt seqs strictly increase and unflushed folds (seq unset) come after
 //                    every dealt seq, in creation order.
@@ -63,6 +69,24 @@ struct ViewInfo {
   std::vector<std::string> tables;        // AstTables of the view's AST
 };
 
+// One frame as the tap saw it.
+struct TapFrame {
+  enum class Kind { kWelcome, kData, kProgress };
+  Kind kind = Kind::kData;
+  int64_t qid = 0;
+  int64_t cv = 0;  // data: the frame's cv; progress: cvMin; welcome: the boot id
+  bool snapshot = false;
+  bool hello = false;
+  std::set<std::string> tables;  // tables the frame's ops touch
+  int64_t confirms = 0;          // lmid frames: the highest lmid for this client (0: none)
+};
+
+struct StepRecord {
+  std::vector<TapFrame> delivered;  // welcome / data / progress, in delivery order
+  std::vector<TapFrame> released;   // data frames the shadow gate released this step
+  int64_t local_actions = 0;        // actions of this client the runner ran this step
+};
+
 class OptimisticInvariants {
  public:
   // `schema` / `local_tables`: the client's (CRIT#4 judgement of hellos; the client model runs
@@ -79,6 +103,34 @@ class OptimisticInvariants {
   void OnWelcome(const std::string& client, int64_t boot_id);
   void OnData(const std::string& client, int64_t qid, const NormalizedEvent& ev, int64_t epoch);
   void OnProgress(const std::string& client, int64_t cv_min);
+
+  // Send tap: each server frame as the authority put it on the client's link (before any loss).
+  void OnSentWelcome(const std::string& client, int64_t boot_id) { At(client).sent_boot = boot_id; }
+  void OnSentData(const std::string& client, int64_t qid, int64_t cv, bool batch) {
+    Client& c = At(client);
+    if (batch && qid != kLmidQid) ++c.sent_batches[{c.sent_boot, cv}];
+  }
+  // How many data batches (lmid query aside) the authority sent `client` at `cv` in the boot
+  // the client last saw a welcome of.
+  int64_t SentBatches(const std::string& client, int64_t cv) {
+    Client& c = At(client);
+    auto it = c.sent_batches.find({c.last_boot, cv});
+    return it == c.sent_batches.end() ? 0 : it->second;
+  }
+  // Whether the shadow sub of `remote_key` has released a snapshot (hydration from the tap).
+  bool Hydrated(const std::string& client, const std::string& remote_key) {
+    const SubscriptionModel::Sub* sub = At(client).subs.Find(remote_key);
+    return sub != nullptr && sub->hydrated;
+  }
+  // The runner starts a step (clears every client's StepRecord).
+  void BeginStep();
+  // Recording hook: the runner ran an action (or a fault acting as one: a resubscribe cycle)
+  // on `client` that may change its views locally.
+  void OnLocalAction(const std::string& client) { ++At(client).step.local_actions; }
+  // This step's record for `client` (empty when nothing reached it).
+  const StepRecord& Step(const std::string& client) {
+    return At(client).step;
+  }
 
   // Recording hook: a successful InvokeFolded of `fold_key` with `args`.
   void OnInvokeFolded(const std::string& client, const std::string& fold_key,
@@ -130,6 +182,11 @@ class OptimisticInvariants {
     std::map<int64_t, ResultType> rt_shadow;
     std::map<int64_t, bool> pending_shadow;
     std::optional<Violation> deferred;
+    StepRecord step;  // this step's tap record
+    int64_t sent_boot = 0;                                  // boot of the last welcome sent
+    std::map<std::pair<int64_t, int64_t>, int64_t> sent_batches;  // (boot, cv) → data batches
+    // (qid, cv) of a buffered frame → the tables its ops touch (for StepRecord::released).
+    std::map<std::pair<int64_t, int64_t>, std::set<std::string>> tables_of;
     // Sends and folds.
     int64_t last_mid = 0;
     std::map<std::string, nlohmann::json> windows;  // open fold key → last args
@@ -145,6 +202,8 @@ class OptimisticInvariants {
   }
 
   bool HelloIsSkewed(const std::vector<WireTable>& tables) const;
+  // The shadow gate's resync fence over the live subs and the lmid query.
+  static void BeginFence(Client& c);
   // The parts of Check(), in its order.
   MaybeViolation CheckGate(Client& c, const std::string& client, const OptimisticBackend& b,
                            const Inspect& insp, const std::map<int64_t, ViewInfo>& views);

@@ -12,7 +12,7 @@
 
 namespace rindle::props {
 
-inline constexpr std::array<std::string_view, 28> kPropertyNames = {
+inline constexpr std::array<std::string_view, 30> kPropertyNames = {
     "authority-health", "authority-model", "client-health",   "convergence",
     "crash",            "events==view",    "flush-on-enqueue", "fold",
     "fold-wire",        "gapless-mids",    "gate-model",      "head==sync+pending",
@@ -22,6 +22,7 @@ inline constexpr std::array<std::string_view, 28> kPropertyNames = {
     "workload",
     "consistent-view", "applied-once",
     "resend-faithful",
+    "no-flicker",       "cv-promise",
 };
 
 inline bool IsKnownPropertyName(std::string_view name) {

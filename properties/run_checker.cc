@@ -27,6 +27,8 @@ Checker MakeRunChecker(OptimisticInvariants* invariants) {
   checker.Add(MakeConvergence(), {"convergence"}, CheckedWhen::kQuiescence);
   checker.Add(std::move(authority.store));  // quiescence only: after the ledger oracle
   checker.Add(MakeLocalTables(), {"local-tables", "local-rows"});
+  checker.Add(MakeCvPromise(invariants), {"cv-promise"});
+  checker.Add(MakeNoFlicker(invariants), {"no-flicker"});
   return checker;
 }
 

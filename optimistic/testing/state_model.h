@@ -244,6 +244,13 @@ inline void FlushKey(Model& m, const std::string& key) {
 
 // --- the wire ---
 
+// The resync fence (optimistic/gate.h) over the live subs and the lmid query.
+inline void FenceAll(Model& m) {
+  std::set<int64_t> qids = {kLmidQid};
+  for (const auto& [table, sub] : m.subs.subs()) qids.insert(sub.source_qid);
+  m.gate.BeginFence(std::move(qids));
+}
+
 inline void Overflow(Model& m) {  // the gate model has already cleared its buffer
   Count("overflow");
   ++m.overflows;
@@ -253,6 +260,7 @@ inline void Overflow(Model& m) {  // the gate model has already cleared its buff
   }
   m.links[kLmidQid].phase = Phase::kAwaitHello;
   ++m.registrations[kLmidQid];
+  FenceAll(m);
 }
 
 inline void Send(Model& m, int64_t qid, NormalizedEvent ev) {
@@ -306,6 +314,8 @@ inline void SendHello(Model& m, int64_t qid, int shape = 0) {
   }
   m.outbox.push_back(Action{false, qid, std::move(ev)});
   l.phase = Phase::kAwaitSnapshot;
+  // The lmid hello outside a fence is a (re)connect: the client fences (optimistic/gate.h).
+  if (qid == kLmidQid && !m.gate.fenced()) FenceAll(m);
   m.gate.Drop(qid);
 }
 
@@ -401,7 +411,9 @@ inline void ProcessNext(Model& m, bool reject) {
 inline void Reconcile(Model& m) { (void)Replay(m, true); }
 
 inline void Release(Model& m, int64_t cv_min) {
+  const bool fenced = m.gate.fenced();
   (void)m.gate.Release(cv_min);
+  if (fenced && m.gate.fenced()) return;  // the resync fence holds: nothing released
   const PlainTables before = m.synced;
   for (const auto& [table, sub] : m.subs.subs()) {
     const Link& l = m.links.at(sub.source_qid);

@@ -358,7 +358,15 @@ void AuthoritySubscriptions::Publish(const std::vector<QueryBatch>& batches, int
   }
 }
 
+int64_t AuthoritySubscriptions::Promised(const std::string& client) const {
+  auto it = sessions_.find(client);
+  return it == sessions_.end() ? -1 : it->second.promised;
+}
+
 void AuthoritySubscriptions::SendProgressTo(const std::string& client, int64_t cv) {
+  if (auto it = sessions_.find(client); it != sessions_.end()) {
+    it->second.promised = std::max(it->second.promised, cv);
+  }
   ServerFrame p;
   p.kind = ServerFrame::Kind::kProgress;
   p.cv_min = cv;

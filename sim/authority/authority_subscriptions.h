@@ -92,6 +92,9 @@ class AuthoritySubscriptions {
   void CloseSession(const std::string& client);
   void CloseAll();
   bool HasSession(const std::string& client) const { return sessions_.contains(client); }
+  // The highest progress cvMin sent to `client`'s open session; -1 without a session or before
+  // its first progress. A snapshot registered later must carry a cv above it (the cv promise).
+  int64_t Promised(const std::string& client) const;
   // The clients with an open session, in key order.
   std::vector<std::string> SessionClients() const;
 
@@ -136,6 +139,7 @@ class AuthoritySubscriptions {
   };
   struct Session {
     std::map<int64_t, Subscription> subs;
+    int64_t promised = -1;  // the highest cvMin sent on this session (-1: none yet)
   };
 
   // Register's steps, in order.

@@ -94,6 +94,14 @@ void DaemonAuthority::Disconnect(const std::string& client) {
 void DaemonAuthority::Register(const std::string& client, int64_t qid, const RemoteQuery& query) {
   CheckKnown(client);
   dirty_ = true;
+  // The cv promise (seed 002 §5.1): progress {cvMin: c} on this connection said every frame
+  // with cv ≤ c was sent, so a snapshot registered after it must carry a cv above c — else the
+  // client's gate may release it as if ordered before frames it already released. The registration
+  // takes a cv of its own (an empty commit tick: no row changes, no log entry).
+  if (subs_.Promised(client) >= cv_) {
+    ++cv_;
+    Count("authority.snapshot_cv_bump");
+  }
   if (auto s = subs_.Register(client, qid, query, cv_); !s.ok()) Fail(std::move(s));
 }
 

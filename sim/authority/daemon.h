@@ -7,7 +7,9 @@
 // writes the `_rindle_client_mutations` row [clientID, lmid] (confirmation is data, same cv); a
 // twin that fails (or an unknown mutator) is processed as a no-op that still advances lmid (the
 // mid is burnt); a mid beyond the next is held, unacknowledged, until the gap fills.
-// Every processed envelope bumps `cv` by one. A subscription runs FootprintQuery(query)
+// Every processed envelope bumps `cv` by one, and so does a registration on a session already
+// promised progress {cvMin: cv} (authority.snapshot_cv_bump: its snapshot carries a cv above the
+// promise — the cv promise). A subscription runs FootprintQuery(query)
 // (footprint_query.h) and its footprint is every base row of that live view (result rows at every
 // level: the query's own rows, EXISTS witnesses, the row past each window); after each commit, subscriptions whose view changed get
 // a batch {cv, ops} with the footprint diff, then every connected client gets progress {cvMin =

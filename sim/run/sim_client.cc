@@ -135,6 +135,13 @@ void SimClient::LinkBroken() {
   TraceLine({{"ev", "link_broken"}});
   const std::string client = client_id_;
   queue_->Schedule(rng_.Range(timing_.reconnect_ms_min, timing_.reconnect_ms_max), [this, client] {
+    // The link came up meanwhile (a break before the first connect, then the scheduled first
+    // connect): the session open now is the live one — dropping it would leave the client
+    // registered nowhere, its acked mutations pending forever (partition-before-connect).
+    if (network_->up(client_id_)) {
+      Count("client.reconnect_superseded");
+      return;
+    }
     // The authority notices the dead socket and drops the session before the new one opens.
     daemon_->Disconnect(client);
     Connect();
@@ -216,10 +223,13 @@ void SimClient::SyncBackendCounters() {
       {backend_->overflows(), &seen_overflows_},
       {backend_->schema_rejections(), &seen_schema_rejections_},
       {backend_->superseded_frames_dropped(), &seen_superseded_},
-      {backend_->stale_batches_dropped(), &seen_stale_}};
+      {backend_->stale_batches_dropped(), &seen_stale_},
+      {backend_->fence_holds(), &seen_fence_holds_}};
   const char* names[] = {"client.overflow", "client.schema_rejection",
-                         "client.superseded_dropped", "client.stale_batch_dropped"};
-  for (size_t i = 0; i < 4; ++i) {
+                         "client.superseded_dropped", "client.stale_batch_dropped",
+                         "client.fence_hold"};
+  static_assert(std::size(moved) == std::size(names));
+  for (size_t i = 0; i < std::size(moved); ++i) {
     const int64_t now = moved[i].first;
     int64_t& seen = *moved[i].second;
     if (now > seen) {

@@ -20,7 +20,8 @@
 // the engine's local tables with that model (local_rows()) and every local-only view with the
 // fresh-query oracle over the client's head. Backend counters (overflows, schema rejections, superseded frames) are mirrored
 // into the run's counters as client.overflow / client.schema_rejection /
-// client.superseded_dropped / client.stale_batch_dropped whenever they move.
+// client.superseded_dropped / client.stale_batch_dropped whenever they move (and the resync
+// fence's held progress frames as client.fence_hold).
 // Source: seed 002 (OptimisticSource, §7.5 rule 3), SPEC §2.4.
 #pragma once
 
@@ -177,6 +178,7 @@ class SimClient : public OptimisticSource {
   int64_t seen_schema_rejections_ = 0;
   int64_t seen_superseded_ = 0;
   int64_t seen_stale_ = 0;
+  int64_t seen_fence_holds_ = 0;
   std::unique_ptr<SimFoldClock> clock_;  // before backend_: the backend holds timers on it
 
   std::function<void(int64_t, const NormalizedEvent&)> on_normalized_;

@@ -111,6 +111,13 @@ void Simulation::SendFrame(const std::string& client, ServerFrame frame) {
   auto it = by_id_.find(client);
   if (it == by_id_.end()) return;
   SimClient* c = it->second;
+  // The send tap sees what the authority put on the link (lost or not; copies the frame faults
+  // add are not new sends).
+  if (frame.kind == ServerFrame::Kind::kWelcome) opt_props_->OnSentWelcome(client, frame.boot_id);
+  if (frame.kind == ServerFrame::Kind::kData) {
+    opt_props_->OnSentData(client, frame.qid, frame.event.cv,
+                           frame.event.type == NormalizedEvent::Type::kBatch);
+  }
   // Through the frame faults (frame_faults.h): they may add copies or let a snapshot overtake.
   frame_faults_->Send(client, frame, [this, c, sent = queue_.now_ms()](const ServerFrame& f) {
     observer_->OnFrameDelivered(c->client_id(), sent, queue_.now_ms(), f);
@@ -190,6 +197,7 @@ void Simulation::ScheduleScenario() {
 
 void Simulation::Act(const ScenarioAction& action) {
   SimClient* client = clients_[static_cast<size_t>(action.client)].get();
+  opt_props_->OnLocalAction(client->client_id());  // no-flicker: a local change may follow
   switch (action.kind) {
     case ScenarioAction::Kind::kRetain:
       return ActRetain(action, client);
@@ -399,6 +407,7 @@ void Simulation::InjectResubscribeStorm(const ScenarioFault& fault) {
     queue_.Schedule(k * kStormGapMs, [this, idx] {
       if (healed_) return;
       Count("fault.resubscribe_cycle");
+      opt_props_->OnLocalAction(clients_[static_cast<size_t>(idx)]->client_id());
       const std::map<int64_t, int64_t> moved = clients_[static_cast<size_t>(idx)]->ResubscribeAll();
       for (auto& [key, qid] : handle_qid_) {
         if (key.first != idx) continue;
@@ -465,7 +474,9 @@ RunResult Simulation::Run() {
     result_.message = std::string(setup_status_.message());
     return result_;
   }
-  while (result_.ok && queue_.RunNext()) {
+  for (;;) {
+    opt_props_->BeginStep();  // the tap's step record (no-flicker, cv-promise)
+    if (!result_.ok || !queue_.RunNext()) break;
     ++step_;
     observer_->OnStep(*daemon_, queue_.now_ms());
     data_trace_->AfterStep(step_, queue_.now_ms(), *daemon_, world_, counters_);

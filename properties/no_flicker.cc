@@ -1,0 +1,211 @@
+// no_flicker.cc — the `no-flicker` property (families.h; issue 11 "per-step checks of what a user
+// sees"; seed 002 computeRelease: "confirmation and data of the same commit share a cv, so they
+// release together"). Holds state: per client, every live remote view's rows as of the previous
+// step (row key → the row with its related children, serialized) and the highest mid the
+// released lmid frames confirmed so far.
+//
+// After every step, per dirty client, per live remote view that existed in the previous step: a
+// row that disappeared or changed value must be explained by a change the harness can name —
+//   * a local action: the runner ran an action of this client in this step (a write, a fold, a
+//     release whose GC narrows shared rows, a resubscribe cycle) — StepRecord::local_actions;
+//   * server data: the shadow gate (fed by the delivery tap, never by the backend) released a
+//     data frame this step that can reach the view: a snapshot (a rehydration's footprint diff
+//     may remove any row) or a batch whose ops touch one of the view's tables;
+//   * a burnt mid: a released confirmation covers a mid the authority's log records as burnt
+//     (its twin failed), so the prediction is dropped with no data frame to replace it;
+//   * an unshipped commit: every released confirmation is a batch at a cv whose data batches to
+//     this client (the send tap: what the authority put on the link) all released with it —
+//     usually none, when the commit changed only columns or rows no sub of this client ships;
+//   * an unhydrated view: its sub has released no snapshot yet (the tap's shadow subs), so the
+//     view is not complete and its rows are only the local store's guess.
+// A view that is new this step (a retain, a resubscribe's fresh qid) has no previous state. A
+// confirmation released ALONE for an applied mid explains nothing: the mid's effect travels in
+// data frames of the same cv, so if the view loses the prediction before they release, the user
+// saw the confirmed write vanish ([a] → [] → [a], the reconnect ordering); and data released
+// while the mid is still pending then its confirmation alone (n: 2 → 3 → 2, the overflow
+// ordering) is caught at the confirmation step. A client's own write therefore stays visible
+// from its invoke until a data frame or a later action supersedes it.
+// Counters (campaign summary): check.no_flicker.{changed_rows, local_exempt, data_exempt,
+// burnt_exempt, unshipped_exempt,
+// unhydrated_exempt, view_opened} — how often each explanation was used.
+#include <map>
+#include <set>
+#include <string>
+
+#include "base/check.h"
+#include "base/str_util.h"
+#include "properties/families.h"
+
+namespace rindle::props {
+namespace {
+
+using Rows = std::map<std::string, std::string>;  // row key → serialized subtree
+
+nlohmann::json TreeJson(const TreeNode& n) {
+  nlohmann::json rel = nlohmann::json::array();
+  for (const auto& [alias, children] : n.relationships) {
+    nlohmann::json kids = nlohmann::json::array();
+    for (const TreeNode& k : children) kids.push_back(TreeJson(k));
+    rel.push_back({alias, kids});
+  }
+  return {n.row ? RowToJson(*n.row) : nlohmann::json(nullptr), rel};
+}
+
+// Rows keyed by the root table's primary key when the rows are full width (else the whole row).
+Rows RowsOf(const std::vector<TreeNode>& tree, const Ast& ast, const Schema& schema) {
+  Rows out;
+  auto spec = schema.find(ast.table);
+  for (const TreeNode& n : tree) {
+    std::string key;
+    if (n.row && spec != schema.end() && n.row->size() == spec->second.columns.size()) {
+      RowValues pk;
+      for (int i : spec->second.primary_key) pk.push_back((*n.row)[static_cast<size_t>(i)]);
+      key = RowToJson(pk).dump();
+    } else {
+      key = n.row ? RowToJson(*n.row).dump() : "null";
+    }
+    out[key] = TreeJson(n).dump();
+  }
+  return out;
+}
+
+std::string Released(const StepRecord& step) {
+  std::string out;
+  for (const TapFrame& f : step.released) {
+    out += StrCat(out.empty() ? "" : ", ", f.qid == kLmidQid ? "lmid" : StrCat("qid ", f.qid),
+                  f.snapshot ? " snapshot" : " batch", "@", f.cv);
+  }
+  return out.empty() ? "nothing" : out;
+}
+
+class NoFlicker : public PropertyFamily {
+ public:
+  explicit NoFlicker(OptimisticInvariants* invariants) : inv_(invariants) {
+    RINDLE_CHECK(inv_ != nullptr);
+  }
+
+  MaybeViolation AfterStepClient(const World& w, const ClientState& c,
+                                 StepCounters* counters) override {
+    const OptimisticBackend& b = *c.backend;
+    if (!b.health().ok()) return std::nullopt;  // client-health reports it
+    State& s = states_[c.id];
+    const StepRecord& step = inv_->Step(c.id);
+    const bool burnt = ConfirmsBurnt(w, c.id, step, &s);
+    std::map<int64_t, Rows> now;
+    for (const auto& [qid, view] : *c.views) {
+      const ResultView* v = b.View(qid);
+      if (v == nullptr) continue;  // view==fresh reports it
+      Rows rows = RowsOf(v->Tree(), view.second, *w.client_schema);
+      auto prev = s.views.find(qid);
+      if (prev == s.views.end()) {
+        ++(*counters)["check.no_flicker.view_opened"];
+      } else if (auto lost = Lost(prev->second, rows)) {
+        ++(*counters)["check.no_flicker.changed_rows"];
+        // Exemptions, in order (each counted): see the header.
+        if (step.local_actions > 0) {
+          ++(*counters)["check.no_flicker.local_exempt"];
+        } else if (DataReaches(step, view.second)) {
+          ++(*counters)["check.no_flicker.data_exempt"];
+        } else if (burnt) {
+          ++(*counters)["check.no_flicker.burnt_exempt"];
+        } else if (CommitShippedNothing(c.id, step)) {
+          ++(*counters)["check.no_flicker.unshipped_exempt"];
+        } else if (!inv_->Hydrated(c.id, view.first.Key())) {
+          // Not yet complete (its sub released no snapshot: shadow gate): its rows are the
+          // local store's guess, not the server's — e.g. a resubscribe while a mutation is in
+          // flight, whose confirmation arrives before the new sub's snapshot.
+          ++(*counters)["check.no_flicker.unhydrated_exempt"];
+        } else {
+          return Violation{
+              "no-flicker",
+              StrCat(c.id, " view ", qid, " (", view.first.name, "): row ", *lost, " was ",
+                     prev->second.at(*lost), " and is now ",
+                     rows.contains(*lost) ? rows.at(*lost) : std::string("gone"),
+                     " with no local action and no data frame for the view released this step "
+                     "(released: ",
+                     Released(step), ")")};
+        }
+      }
+      now[qid] = std::move(rows);
+    }
+    s.views = std::move(now);
+    return std::nullopt;
+  }
+
+ private:
+  struct State {
+    std::map<int64_t, Rows> views;
+    int64_t confirmed = 0;  // highest mid a released lmid frame confirmed
+  };
+
+  // The first key of `before` missing from or changed in `after`.
+  static std::optional<std::string> Lost(const Rows& before, const Rows& after) {
+    for (const auto& [key, value] : before) {
+      auto it = after.find(key);
+      if (it == after.end() || it->second != value) return key;
+    }
+    return std::nullopt;
+  }
+
+  static bool DataReaches(const StepRecord& step, const Ast& ast) {
+    const std::vector<std::string> tables = AstTables(ast);
+    for (const TapFrame& f : step.released) {
+      if (f.qid == kLmidQid) continue;
+      if (f.snapshot) return true;
+      for (const std::string& t : tables) {
+        if (f.tables.contains(t)) return true;
+      }
+    }
+    return false;
+  }
+
+  // Whether every confirmation released this step is a batch whose commit's data batches to this
+  // client (the send tap: what the authority put on the link, lost or not) all released with it
+  // — none at all when the commit touched nothing this client's subs ship (an unshipped
+  // column, a row outside every footprint): the prediction then yields to the server's truth.
+  bool CommitShippedNothing(const std::string& client, const StepRecord& step) const {
+    std::map<int64_t, int64_t> released;  // cv → data batches released this step
+    for (const TapFrame& f : step.released) {
+      if (f.qid != kLmidQid && !f.snapshot) ++released[f.cv];
+    }
+    bool any = false;
+    for (const TapFrame& f : step.released) {
+      if (f.qid != kLmidQid) continue;
+      if (f.snapshot) return false;  // a re-registration's confirmation: its data is snapshots
+      any = true;
+      if (inv_->SentBatches(client, f.cv) != released[f.cv]) return false;
+    }
+    return any;
+  }
+
+  // Whether the confirmations released this step cover a mid the authority burnt; advances the
+  // confirmed watermark.
+  static bool ConfirmsBurnt(const World& w, const std::string& client, const StepRecord& step,
+                            State* s) {
+    int64_t top = s->confirmed;
+    for (const TapFrame& f : step.released) {
+      if (f.qid == kLmidQid) top = std::max(top, f.confirms);
+    }
+    bool burnt = false;
+    if (top > s->confirmed) {
+      const AuthorityView& a = *w.authority;
+      for (size_t i = 0; i < a.processed_count() && !burnt; ++i) {
+        const ProcessedRef r = a.processed(i);
+        burnt = r.client_id == client && r.mid > s->confirmed && r.mid <= top && !r.applied;
+      }
+    }
+    s->confirmed = top;
+    return burnt;
+  }
+
+  OptimisticInvariants* inv_;
+  std::map<std::string, State> states_;
+};
+
+}  // namespace
+
+std::unique_ptr<PropertyFamily> MakeNoFlicker(OptimisticInvariants* invariants) {
+  return std::make_unique<NoFlicker>(invariants);
+}
+
+}  // namespace rindle::props
