@@ -134,9 +134,10 @@ void OptimisticInvariants::OnWelcome(const std::string& client, int64_t boot_id)
 }
 
 void OptimisticInvariants::OnData(const std::string& client, int64_t qid,
-                                  const NormalizedEvent& ev, int64_t epoch) {
+                                  const NormalizedEvent& ev, int64_t epoch, bool copy) {
   Client& c = At(client);
   c.step.delivered.push_back(DataTap(client, qid, ev));
+  c.step.delivered.back().copy = copy;
   if (c.backend == nullptr || !c.backend->health().ok()) return;
   if (qid != kLmidQid && !c.subs.KeyOfSource(qid)) return;  // no live sub: ignored
   if (ev.type == NormalizedEvent::Type::kHello) {

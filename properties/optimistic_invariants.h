@@ -79,6 +79,9 @@ struct TapFrame {
   bool hello = false;
   std::set<std::string> tables;  // tables the frame's ops touch
   int64_t confirms = 0;          // lmid frames: the highest lmid for this client (0: none)
+  // A copy a network fault redelivered (a relay retransmit, a resumed link's replay): not
+  // something the authority sent now, so it makes and breaks no promise (cv_promise.cc).
+  bool copy = false;
 };
 
 struct StepRecord {
@@ -101,7 +104,9 @@ class OptimisticInvariants {
 
   // Delivery tap: each server frame, right before the client's source handles it.
   void OnWelcome(const std::string& client, int64_t boot_id);
-  void OnData(const std::string& client, int64_t qid, const NormalizedEvent& ev, int64_t epoch);
+  // `copy`: the frame is a fault's redelivered copy (sim/world/frames.h ServerFrame::redelivered).
+  void OnData(const std::string& client, int64_t qid, const NormalizedEvent& ev, int64_t epoch,
+              bool copy = false);
   void OnProgress(const std::string& client, int64_t cv_min);
 
   // Send tap: each server frame as the authority put it on the client's link (before any loss).

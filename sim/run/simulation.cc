@@ -447,7 +447,7 @@ void Simulation::Deliver(SimClient* c, const ServerFrame& frame) {
       opt_props_->OnWelcome(c->client_id(), frame.boot_id);
       break;
     case ServerFrame::Kind::kData:
-      opt_props_->OnData(c->client_id(), frame.qid, frame.event, frame.epoch);
+      opt_props_->OnData(c->client_id(), frame.qid, frame.event, frame.epoch, frame.redelivered);
       break;
     case ServerFrame::Kind::kProgress:
       opt_props_->OnProgress(c->client_id(), frame.cv_min);
