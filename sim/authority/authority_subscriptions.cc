@@ -13,42 +13,58 @@ namespace {
 
 using ColumnNames = std::map<std::string, std::set<std::string>>;
 
-void WalkAst(const Ast& ast, ColumnNames& out);
+// What a projected subscription must ship: the columns it references by name, and the tables
+// whose rows it SHOWS without a `select` (every column of those is part of the result).
+struct Referenced {
+  ColumnNames names;
+  std::set<std::string> whole_tables;
+};
 
-void WalkCondition(const Condition& c, const std::string& table, ColumnNames& out) {
+void WalkAst(const Ast& ast, bool shown, Referenced& out);
+
+void WalkCondition(const Condition& c, const std::string& table, Referenced& out) {
   switch (c.type) {
     case Condition::Type::kSimple:
-      if (c.left.kind == ValuePosition::Kind::kColumn) out[table].insert(c.left.column);
-      if (c.right.kind == ValuePosition::Kind::kColumn) out[table].insert(c.right.column);
+      if (c.left.kind == ValuePosition::Kind::kColumn) out.names[table].insert(c.left.column);
+      if (c.right.kind == ValuePosition::Kind::kColumn) out.names[table].insert(c.right.column);
       return;
     case Condition::Type::kAnd:
     case Condition::Type::kOr:
       for (const Condition& sub : c.conditions) WalkCondition(sub, table, out);
       return;
     case Condition::Type::kCorrelatedSubquery: {
-      for (const auto& f : c.related.correlation.parent_field) out[table].insert(f);
+      for (const auto& f : c.related.correlation.parent_field) out.names[table].insert(f);
       const Ast& sub = *c.related.subquery;
-      for (const auto& f : c.related.correlation.child_field) out[sub.table].insert(f);
-      WalkAst(sub, out);
+      for (const auto& f : c.related.correlation.child_field) out.names[sub.table].insert(f);
+      // An EXISTS witness is evaluated, never shown: its referenced columns suffice.
+      WalkAst(sub, /*shown=*/false, out);
       return;
     }
   }
 }
 
-void WalkAst(const Ast& ast, ColumnNames& out) {
-  std::set<std::string>& cols = out[ast.table];
+// `shown`: the level's rows appear in the view (the root, a visible non-aggregate related).
+void WalkAst(const Ast& ast, bool shown, Referenced& out) {
+  std::set<std::string>& cols = out.names[ast.table];
   for (const OrderPart& o : ast.order_by) cols.insert(o.column);
   if (ast.start) {
     for (const auto& [col, v] : ast.start->row) cols.insert(col);
   }
   if (ast.select) {
     for (const auto& col : *ast.select) cols.insert(col);
+  } else if (shown && !ast.aggregate) {
+    // No `select` means the view shows the whole row: every column is part of the result, and
+    // another view of the client evaluates this shared row too (seed 49: a cursor query read a
+    // createdAt this query had not shipped, and kept a row the authority excludes).
+    out.whole_tables.insert(ast.table);
   }
   if (ast.where) WalkCondition(*ast.where, ast.table, out);
   for (const CorrelatedSubquery& r : ast.related) {
-    for (const auto& f : r.correlation.parent_field) out[ast.table].insert(f);
-    for (const auto& f : r.correlation.child_field) out[r.subquery->table].insert(f);
-    WalkAst(*r.subquery, out);
+    for (const auto& f : r.correlation.parent_field) out.names[ast.table].insert(f);
+    for (const auto& f : r.correlation.child_field) out.names[r.subquery->table].insert(f);
+    // A witness level (footprint_query.h) carries EXISTS children: evaluated, never shown.
+    const bool witness = r.subquery->alias && r.subquery->alias->starts_with(kWitnessAliasPrefix);
+    WalkAst(*r.subquery, shown && !r.hidden && !witness, out);
   }
 }
 
@@ -64,13 +80,16 @@ ServerFrame DataFrame(int64_t qid, int64_t epoch, NormalizedEvent::Type type) {
 }  // namespace
 
 std::map<std::string, std::vector<int>> ProjectedColumns(const Ast& ast, const Schema& schema) {
-  ColumnNames names;
-  WalkAst(ast, names);
+  Referenced ref;
+  WalkAst(ast, /*shown=*/true, ref);
   std::map<std::string, std::vector<int>> out;
-  for (const auto& [table, cols] : names) {
+  for (const auto& [table, cols] : ref.names) {
     auto spec = schema.find(table);
     if (spec == schema.end()) continue;  // the lmid table: never projected
     std::set<int> idx(spec->second.primary_key.begin(), spec->second.primary_key.end());
+    if (ref.whole_tables.contains(table)) {
+      for (int i = 0; i < static_cast<int>(spec->second.columns.size()); ++i) idx.insert(i);
+    }
     for (const std::string& c : cols) {
       const int i = spec->second.ColumnIndex(c);
       if (i >= 0) idx.insert(i);
@@ -160,12 +179,41 @@ absl::StatusOr<Ast> AuthoritySubscriptions::Resolve(const std::string& client,
   return FootprintQuery(*ast);
 }
 
+std::map<std::string, std::vector<int>> AuthoritySubscriptions::ShippedColumns(
+    const Session& session, const Ast& ast) const {
+  std::map<std::string, std::vector<int>> out = ProjectedColumns(ast, *schema_);
+  for (auto& [table, cols] : out) {
+    auto r = session.reads.find(table);
+    if (r == session.reads.end()) continue;
+    std::set<int> all(cols.begin(), cols.end());
+    all.insert(r->second.begin(), r->second.end());
+    cols.assign(all.begin(), all.end());
+  }
+  return out;
+}
+
+void AuthoritySubscriptions::WidenProjected(const std::string& client, Session& session,
+                                            int64_t except, int64_t cv) {
+  for (auto& [qid, sub] : session.subs) {
+    if (qid == except || sub.choice != ProjectionChoice::kProjected) continue;
+    auto wider = ShippedColumns(session, sub.ast);
+    if (wider == sub.columns) continue;
+    sub.epoch = ++epochs_[{client, qid}];
+    sub.columns = std::move(wider);
+    sub.footprint = Footprint(sub);
+    Count("authority.widened_hello");
+    SendHello(client, qid, sub);
+    SendSnapshot(client, qid, sub, cv);
+  }
+}
+
 void AuthoritySubscriptions::ChooseProjection(const std::string& client, int64_t qid,
-                                              const RemoteQuery& query, Subscription& sub) {
+                                              const RemoteQuery& query, const Session& session,
+                                              Subscription& sub) {
   sub.epoch = ++epochs_[{client, qid}];
   if (projection_policy_) sub.choice = projection_policy_(client, qid, query, sub.epoch);
   if (sub.choice == ProjectionChoice::kProjected) {
-    sub.columns = ProjectedColumns(sub.ast, *schema_);
+    sub.columns = ShippedColumns(session, sub.ast);
     if (sub.columns.empty()) sub.choice = ProjectionChoice::kFull;  // e.g. the lmid table
   }
   if (qid != kLmidQid && skew_next_hello_.erase(client) > 0) {
@@ -207,7 +255,11 @@ absl::Status AuthoritySubscriptions::Register(const std::string& client, int64_t
   Subscription sub;
   sub.engine_qid = next_engine_qid_++;
   sub.ast = *std::move(ast);
-  ChooseProjection(client, qid, query, sub);
+  // Every view of the client evaluates every synced row: what this one reads, all must ship.
+  for (const auto& [table, cols] : ProjectedColumns(sub.ast, *schema_)) {
+    session.reads[table].insert(cols.begin(), cols.end());
+  }
+  ChooseProjection(client, qid, query, session, sub);
   auto snap = store_->RegisterQuery(sub.engine_qid, sub.ast);
   if (!snap.ok()) {
     return absl::InternalError(
@@ -218,6 +270,7 @@ absl::Status AuthoritySubscriptions::Register(const std::string& client, int64_t
   SendHello(client, qid, sub);
   SendSnapshot(client, qid, sub, cv);
   session.subs.emplace(qid, std::move(sub));
+  WidenProjected(client, session, qid, cv);
   if (!starve_progress_) SendProgressTo(client, cv);
   return absl::OkStatus();
 }

@@ -18,7 +18,18 @@
 //   kProjected — per table, the hello lists the pk columns plus every column the (footprint)
 //                query references anywhere — where (simple operands, EXISTS correlations and
 //                their subqueries, recursively), orderBy, start cursor, select, related
-//                correlations — in schema order; the others are DROPPED. Rows are positional
+//                correlations — in schema order, and EVERY column of a table whose rows the
+//                view shows without a `select` (the root or a visible, non-aggregate related
+//                level; not an EXISTS witness): such a view's result is the whole row, and the
+//                client evaluates every one of its views over the rows all its queries share,
+//                so a cell one query leaves out is read as null by another (a cursor query kept
+//                a row whose createdAt a no-select query had not shipped). For that same
+//                reason it also ships every column ANY subscription of the client's session
+//                reads on that table (a growing per-session union): a row one query holds is
+//                evaluated by every view, so a view must never meet an absent cell it reads.
+//                A registration that grows the union re-ships each projected subscription
+//                lacking a new column (a new epoch: hello + snapshot; "authority.widened_hello").
+//                The others are DROPPED. Rows are positional
 //                against that list, and the footprint diff is taken over the projected rows, so
 //                a change to an unshipped column sends nothing.
 //   kWide      — the hello lists every schema column plus an extra "__server_only" column in the
@@ -66,7 +77,8 @@ using ProjectionPolicy = std::function<ProjectionChoice(const std::string& clien
 using CoverageMap = std::map<std::pair<std::string, RowValues>, std::vector<bool>>;
 
 // Per table of `ast` (recursively: related, EXISTS subqueries): the schema column indices a
-// projected subscription ships — pk columns plus every column the AST references — sorted.
+// projected subscription ships — pk columns plus every column the AST references, or every
+// column where a shown level has no `select` (kProjected above) — sorted.
 std::map<std::string, std::vector<int>> ProjectedColumns(const Ast& ast, const Schema& schema);
 
 // The simulation's policy, a deterministic function of `rng` (fork "projection" of the run
@@ -140,13 +152,22 @@ class AuthoritySubscriptions {
   struct Session {
     std::map<int64_t, Subscription> subs;
     int64_t promised = -1;  // the highest cvMin sent on this session (-1: none yet)
+    // Per table, every column some subscription of this session has read (ProjectedColumns),
+    // growing only: a projected subscription ships these too (kProjected above).
+    std::map<std::string, std::set<int>> reads;
   };
 
   // Register's steps, in order.
   void Drop(Session& session, int64_t qid);
   absl::StatusOr<Ast> Resolve(const std::string& client, const RemoteQuery& query) const;
   void ChooseProjection(const std::string& client, int64_t qid, const RemoteQuery& query,
-                        Subscription& sub);
+                        const Session& session, Subscription& sub);
+  // pk ∪ the sub's own referenced columns ∪ the session's reads, per table the sub reads.
+  std::map<std::string, std::vector<int>> ShippedColumns(const Session& session,
+                                                         const Ast& ast) const;
+  // Re-ships (new epoch: hello + snapshot at `cv`) every projected subscription of `session`
+  // other than `except` that lacks a column the session now reads.
+  void WidenProjected(const std::string& client, Session& session, int64_t except, int64_t cv);
   std::map<std::string, std::vector<int>> SkewedColumns(const Ast& ast) const;
   void SendHello(const std::string& client, int64_t qid, const Subscription& sub);
   void SendSnapshot(const std::string& client, int64_t qid, const Subscription& sub, int64_t cv);

@@ -8,7 +8,9 @@
 #include "gtest/gtest.h"
 #include "properties/invariants.h"
 #include "sim/authority/daemon.h"
+#include "sim/authority/footprint_query.h"
 #include "sim/workload/mutators.h"
+#include "sim/workload/query_resolution.h"
 #include "sim/workload/schema.h"
 
 namespace rindle::sim {
@@ -32,6 +34,7 @@ TEST(ProjectedColumns, PkPlusEveryReferencedColumnInSchemaOrder) {
   auto schema = LoadAppSchema();
   ASSERT_TRUE(schema.ok());
   Ast a = IssueWhereStatusByCreated();
+  a.select = std::vector<std::string>{"id"};  // a `select` view shows only what it names
   // EXISTS comment where body = 'x' (correlation issue.id = comment.issueId).
   auto sub = std::make_shared<Ast>();
   sub->table = "comment";
@@ -54,6 +57,52 @@ TEST(ProjectedColumns, PkPlusEveryReferencedColumnInSchemaOrder) {
   EXPECT_EQ(cols.at("issue"), (std::vector<int>{0, 2, 5}));
   // comment [id, issueId, authorId, body, createdAt]
   EXPECT_EQ(cols.at("comment"), (std::vector<int>{0, 1, 3}));
+}
+
+// Regression (seed 49, issues-cursor-exclusive): a level the view SHOWS without a `select`
+// ships every column. Before, issues-status-ne-done (no select) shipped issue [id, status,
+// updatedAt]; the client then evaluated the cursor query's `start` over that row's null
+// createdAt and kept a row the authority excludes.
+TEST(ProjectedColumns, ShownLevelWithoutSelectShipsEveryColumn) {
+  auto schema = LoadAppSchema();
+  ASSERT_TRUE(schema.ok());
+  const std::vector<int> all_issue = {0, 1, 2, 3, 4, 5, 6};
+  EXPECT_EQ(ProjectedColumns(IssueWhereStatusByCreated(), *schema).at("issue"), all_issue);
+  auto ne_done = ResolveRemoteQuery(
+      RemoteQuery{"issues-status-ne-done", nlohmann::json{{"literals", nlohmann::json::array({"review"})}}}, "c0", "u01");
+  ASSERT_TRUE(ne_done.ok()) << ne_done.status();
+  EXPECT_EQ(ProjectedColumns(FootprintQuery(*ne_done), *schema).at("issue"), all_issue);
+
+  // Root with a select; a shown related without one (every column), a count related and a
+  // hidden related (correlation only), an EXISTS witness (what its where reads).
+  Ast a = IssueWhereStatusByCreated();
+  a.select = std::vector<std::string>{"id"};
+  auto related = [](std::string table, std::string child) {
+    CorrelatedSubquery r;
+    r.correlation = {{"id"}, {std::move(child)}};
+    auto sub = std::make_shared<Ast>();
+    sub->table = std::move(table);
+    r.subquery = sub;
+    return r;
+  };
+  a.related.push_back(related("tag", "issueId"));
+  CorrelatedSubquery count = related("comment", "issueId");
+  std::const_pointer_cast<Ast>(count.subquery)->aggregate = "count";
+  a.related.push_back(count);
+  auto cols = ProjectedColumns(a, *schema);
+  EXPECT_EQ(cols.at("issue"), (std::vector<int>{0, 2, 5}));
+  EXPECT_EQ(cols.at("tag"), (std::vector<int>{0, 1, 2}));      // [id, issueId, name]
+  EXPECT_EQ(cols.at("comment"), (std::vector<int>{0, 1}));     // [id, issueId, ...]
+  a.related.back().hidden = true;
+  std::const_pointer_cast<Ast>(a.related.back().subquery)->aggregate.reset();
+  EXPECT_EQ(ProjectedColumns(a, *schema).at("comment"), (std::vector<int>{0, 1}));
+  Ast e = IssueWhereStatusByCreated();
+  e.select = std::vector<std::string>{"id"};
+  Condition exists;
+  exists.type = Condition::Type::kCorrelatedSubquery;
+  exists.related = related("comment", "issueId");
+  e.where = exists;
+  EXPECT_EQ(ProjectedColumns(FootprintQuery(e), *schema).at("comment"), (std::vector<int>{0, 1}));
 }
 
 struct Harness {
@@ -121,6 +170,35 @@ TEST(DaemonProjection, ProjectedHelloAndPositionalRows) {
   ASSERT_EQ(data.size(), 4u);
   EXPECT_EQ(data[2].epoch, 2);
   EXPECT_EQ(data[3].epoch, 2);
+}
+
+// Regression (seed 49 and kin): every view of a client evaluates every row the client holds,
+// so a projected subscription ships each column ANY of the session's subscriptions reads, and
+// one that a later registration out-reads is re-shipped wider (a new epoch). Before, tagOptions
+// kept shipping tag [id, name] and issueDetail's tags level read a null issueId on t1.
+TEST(DaemonProjection, LaterReaderWidensEarlierProjectedSubscription) {
+  Harness h(ProjectionChoice::kProjected);
+  h.daemon->Register("c0", 7, RemoteQuery{"tagOptions", nullptr});
+  ASSERT_EQ(h.Data(7).size(), 2u);
+  h.daemon->Register("c0", 8, RemoteQuery{"issueDetail", nlohmann::json("i1")});
+  ASSERT_TRUE(h.daemon->health().ok()) << h.daemon->health();
+  auto data = h.Data(7);
+  ASSERT_EQ(data.size(), 4u);
+  ASSERT_EQ(data[2].event.type, NormalizedEvent::Type::kHello);
+  EXPECT_EQ(data[2].epoch, 2);
+  EXPECT_EQ(data[2].event.tables[0].columns,
+            (std::vector<std::string>{"id", "issueId", "name"}));
+  ASSERT_EQ(data[3].event.type, NormalizedEvent::Type::kSnapshot);
+  ASSERT_EQ(data[3].event.ops.size(), 1u);
+  EXPECT_EQ(data[3].event.ops[0].row,
+            (RowValues{Value::String("t1"), Value::String("i1"), Value::String("bug")}));
+  EXPECT_EQ(h.counters["authority.widened_hello"], 1);
+  EXPECT_EQ(h.daemon->Coverage("c0").at({"tag", {Value::String("t1")}}),
+            (std::vector<bool>{true, true, true}));
+  // A registration that reads nothing new re-ships nothing.
+  h.daemon->Register("c0", 9, RemoteQuery{"tagOptions", nullptr});
+  EXPECT_EQ(h.Data(7).size(), 4u);
+  EXPECT_EQ(h.counters["authority.widened_hello"], 1);
 }
 
 TEST(DaemonProjection, FullAndWideHellos) {
