@@ -154,7 +154,7 @@ absl::StatusOr<std::string> OptimisticBackend::InvokeFolded(const std::string& n
   }
   const std::string key = FoldKey(name, opts.key);
   const int64_t now = options_.clock->Now();
-  folds_.Absorb(key, name, args, opts, std::move(run.writes), now);
+  folds_.Absorb(key, name, args, opts, std::move(run.writes), run.probed, now);
   views_.ApplyBatches(run.batches);
   folds_.Arm(key, now);
   views_.RefreshAxes();

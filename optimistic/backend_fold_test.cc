@@ -116,6 +116,28 @@ TEST_F(FoldTest, AnOverlappingNormalWriteFlushesTheFoldFirst) {
   EXPECT_EQ(source_.pushed.size(), 4u);
 }
 
+// Seed 44 (corpus/fold_probe_missing_row.json): a folded update of a MISSING row writes nothing,
+// but its pre-existence probe branched on that row (seed 002 H-ii §3.2 #3: a genuine value
+// dependence). A normal write inserting the row can observe the fold, so flush-on-enqueue must
+// ship the fold first (wire order == local-apply order, seed 002 §4.2) — else the next replay
+// re-applies the fold AFTER the insert and head snaps (here: title "C" → "F").
+TEST_F(FoldTest, AFoldWhoseProbeMissedTheRowFlushesBeforeAWriteThatInsertsIt) {
+  ASSERT_TRUE(backend_->InvokeFolded("setTitle", {{"id", "c"}, {"title", "F"}}, Fold("c")).ok());
+  EXPECT_EQ(Title("c"), "<none>");  // the prediction wrote nothing
+  ASSERT_TRUE(backend_->Invoke("createIssue", {{"id", "c"}, {"title", "C"}}).ok());
+  ASSERT_EQ(source_.pushed.size(), 2u);
+  EXPECT_EQ(source_.pushed[0].name, "setTitle");
+  EXPECT_EQ(source_.pushed[0].mid, 1);
+  EXPECT_EQ(source_.pushed[1].name, "createIssue");
+  EXPECT_EQ(source_.pushed[1].mid, 2);
+  EXPECT_TRUE(backend_->OpenFolds().empty());
+  EXPECT_FALSE(backend_->head_reordered());
+  // A reconcile replays in mid order: the fold's update no-ops again, the insert stands.
+  source_.Batch(1, 2, {AddOp("issue", Issue("z", "Z"))});
+  source_.Progress(2);
+  EXPECT_EQ(Title("c"), "C");
+}
+
 TEST_F(FoldTest, FlushFoldsShipsEveryWindowInCreationOrderGapless) {
   ASSERT_TRUE(backend_->InvokeFolded("setTitle", {{"id", "b"}, {"title", "1"}}, Fold("b")).ok());
   ASSERT_TRUE(backend_->InvokeFolded("setTitle", {{"id", "a"}, {"title", "2"}}, Fold("a")).ok());

@@ -40,16 +40,23 @@ std::vector<std::string> Folds::InCreationOrder() const {
   return out;
 }
 
+std::set<std::string> Folds::Footprint(const Record& f, const PendingMutation& entry) {
+  std::set<std::string> tables = Touched(entry.writes);
+  tables.insert(f.probed.begin(), f.probed.end());
+  return tables;
+}
+
 void Folds::NoteOpenOverlap(const std::set<std::string>& tables, std::optional<uint64_t> after) {
   for (const auto& [key, f] : folds_) {
     if (after && f.created <= *after) continue;
     const PendingMutation* entry = ledger_->Find(f.entry_id);
-    if (entry != nullptr && AnyTableIn(Touched(entry->writes), tables)) head_reordered_ = true;
+    if (entry != nullptr && AnyTableIn(Footprint(f, *entry), tables)) head_reordered_ = true;
   }
 }
 
 void Folds::Absorb(const std::string& key, const std::string& name, const nlohmann::json& args,
-                   const FoldOptions& opts, WriteSet writes, int64_t now) {
+                   const FoldOptions& opts, WriteSet writes,
+                   const std::set<std::string>& probed, int64_t now) {
   RINDLE_CHECK(clock_ != nullptr);
   auto it = folds_.find(key);
   if (it != folds_.end() && ledger_->Find(it->second.entry_id) != nullptr) {
@@ -58,7 +65,11 @@ void Folds::Absorb(const std::string& key, const std::string& name, const nlohma
     Record& f = it->second;
     // Replay keeps the windows in creation order: re-invoking this window after a LATER open
     // window that touches the same tables applies it out of replay order (§4.2 snap).
-    NoteOpenOverlap(Touched(writes), f.created);
+    std::set<std::string> fresh = Touched(writes);
+    fresh.insert(probed.begin(), probed.end());
+    NoteOpenOverlap(fresh, f.created);
+    // Union, never shrink: the head still holds what the earlier invokes looked up.
+    f.probed.insert(probed.begin(), probed.end());
     PendingMutation* entry = ledger_->Find(f.entry_id);
     entry->args = args;
     entry->writes = std::move(writes);
@@ -86,6 +97,7 @@ void Folds::Absorb(const std::string& key, const std::string& name, const nlohma
   f.debounce_ms = opts.debounce_ms;
   f.max_wait_ms = opts.max_wait_ms;
   f.defer_across_writes = opts.defer_across_writes;
+  f.probed = probed;
   folds_.emplace(key, std::move(f));
   // The fresh window's one entry is pending and unflushed.
   const PendingMutation* opened = ledger_->Find(folds_.at(key).entry_id);
@@ -117,7 +129,7 @@ void Folds::Flush(const std::string& key) {
     RINDLE_CHECK(!entry->mid.has_value());  // an open window's entry was never dealt a mid
     // This window now replays BEFORE every still-open one; one applied earlier that touches the
     // same tables sits below it in head (§4.2 snap).
-    NoteOpenOverlap(Touched(entry->writes), std::nullopt);
+    NoteOpenOverlap(Footprint(f, *entry), std::nullopt);
     entry->mid = mid;
     entry->seq = seq;
   }
@@ -130,12 +142,12 @@ void Folds::DrainOverlapping(const std::set<std::string>& tables) {
     if (f.defer_across_writes) continue;
     const PendingMutation* entry = ledger_->Find(f.entry_id);
     if (entry == nullptr) continue;
-    if (AnyTableIn(Touched(entry->writes), tables)) Flush(key);
+    if (AnyTableIn(Footprint(f, *entry), tables)) Flush(key);
   }
   for (const auto& [key, f] : folds_) {
     const PendingMutation* entry = ledger_->Find(f.entry_id);
     RINDLE_CHECK_MSG(f.defer_across_writes || entry == nullptr ||
-                         !AnyTableIn(Touched(entry->writes), tables),
+                         !AnyTableIn(Footprint(f, *entry), tables),
                      "flush-on-enqueue left an overlapping open fold");
   }
 }

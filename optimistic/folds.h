@@ -10,15 +10,20 @@
 // window flushes after `debounce_ms` of quiet (Arm re-arms on each invoke), at the first invoke
 // once `max_wait_ms` has passed since the window opened, on FlushFold(key) / FlushFolds()
 // (creation order), or when a normal Invoke's touched tables overlap the fold's (DrainOverlapping,
-// flush-on-enqueue §4.2 — unless `defer_across_writes`). Flush deals the mid and seq (SEND order,
+// flush-on-enqueue §4.2 — unless `defer_across_writes`). Overlap is judged on the fold's
+// FOOTPRINT: the tables its entry wrote plus the tables its keyed writers probed (union over the
+// window's invokes). A folded update of a missing row writes nothing, yet it branched on that
+// row (seed 002 H-ii §3.2 #3), so a write inserting the row can observe it and must get the
+// larger mid ("wire order == local-apply order for any pair that can observe each other").
+// Flush deals the mid and seq (SEND order,
 // so gapless) and pushes the envelope with the LAST args. Unflushed folds re-invoke after every
 // dealt seq, in creation order. Timers run on the clock (never wall time); a due timer calls the
 // `on_due` callback (the backend's guarded FlushFold).
 //
 // head_reordered (seed 002 §4.2 "the read-dependent reorder snap") is set when head may
-// legitimately differ from sync ⊕ replay(pending): a normal write read or wrote a table an OPEN
-// fold wrote (NoteOvertaken: one the drain did not flush — deferAcrossWrites, or a read-only
-// overlap), or an open fold was re-invoked after a later-created open fold touching the same
+// legitimately differ from sync ⊕ replay(pending): a normal write read or wrote a table in an
+// OPEN fold's footprint (NoteOvertaken: one the drain did not flush — deferAcrossWrites, or a
+// read-only overlap), or an open fold was re-invoked after a later-created open fold touching the same
 // tables, or a fold flushed (took a seq, so it now replays first) while another open fold touches
 // the same tables; the next reconcile replays them in seq / creation order instead and clears it.
 #pragma once
@@ -62,6 +67,7 @@ class Folds {
     std::optional<int64_t> max_wait_ms;
     bool defer_across_writes = false;
     std::optional<FoldClock::TimerId> timer;
+    std::set<std::string> probed;  // tables the window's invokes probed (footprint's read half)
   };
 
   // `clock` may be null (then Absorb/Arm must not be called); the rest must outlive this object.
@@ -78,14 +84,15 @@ class Folds {
   // One folded invoke's bookkeeping after its prediction committed: overwrite the open window's
   // entry, or (after flushing a window whose entry a failed re-invocation dropped) open one.
   void Absorb(const std::string& key, const std::string& name, const nlohmann::json& args,
-              const FoldOptions& opts, WriteSet writes, int64_t now);
+              const FoldOptions& opts, WriteSet writes, const std::set<std::string>& probed,
+              int64_t now);
   // Re-arms the trailing debounce — or flushes now when the maxWait cap is due.
   void Arm(const std::string& key, int64_t now);
   // Closes the window and ships it (no-op for an unknown key). The caller has checked re-entry.
   void Flush(const std::string& key);
-  // Flush-on-enqueue (§4.2): flushes, in creation order, every non-deferring window whose entry
-  // touches `tables`. Postcondition (CHECKed; the flush-on-enqueue property reads it): no open
-  // non-deferring window touches `tables`.
+  // Flush-on-enqueue (§4.2): flushes, in creation order, every non-deferring window whose
+  // footprint meets `tables`. Postcondition (CHECKed; the flush-on-enqueue property reads it): no
+  // open non-deferring window's footprint meets `tables`.
   void DrainOverlapping(const std::set<std::string>& tables);
   // A normal write that read or wrote a table a still-open fold wrote (see above).
   void NoteOvertaken(const WriteSet& writes, const ReadLog& reads);
@@ -96,6 +103,8 @@ class Folds {
   void ClearReordered() { head_reordered_ = false; }
 
  private:
+  // The window's footprint: its entry's written tables ∪ its probed tables (see above).
+  static std::set<std::string> Footprint(const Record& f, const PendingMutation& entry);
   // Sets head_reordered when an open window (created after `after`, if given) touches `tables`.
   void NoteOpenOverlap(const std::set<std::string>& tables, std::optional<uint64_t> after);
 

@@ -18,6 +18,7 @@ MutatorRun RunMutator(Db& db, const Schema& schema, const std::set<std::string>&
   if (mode == RunMode::kFolded) tx.TrapReads();
   absl::Status s = mutator(tx, args);
   if (s.ok() && !tx.failure().ok()) s = tx.failure();
+  run.probed = tx.probed();
   if (!s.ok()) {
     if (txn->open()) txn->Rollback();
     run.stage = MutatorRun::Stage::kMutatorFailed;

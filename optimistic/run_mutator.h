@@ -39,6 +39,7 @@ struct MutatorRun {
   bool fold_read = false;          // kFolded: the mutator attempted a trapped read
   WriteSet writes;                 // what the invocation wrote (meaningful when kOk)
   ReadLog reads;                   // kInvoke only
+  std::set<std::string> probed;    // every mode: tables a read or keyed-writer probe looked up
   std::vector<QueryBatch> batches;  // the commit's per-query batches (kOk)
 
   bool ok() const { return stage == Stage::kOk; }

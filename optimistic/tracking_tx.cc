@@ -69,6 +69,7 @@ absl::StatusOr<std::optional<RowValues>> TrackingTx::RawGet(const std::string& t
 absl::StatusOr<std::optional<RowValues>> TrackingTx::RecordedGet(const std::string& table,
                                                                  const RowValues& pk) {
   ASSIGN_OR_RETURN(std::optional<RowValues> row, RawGet(table, pk));
+  probed_.insert(table);
   if (reads_ != nullptr) {
     reads_->reads.push_back(
         ReadRecord{table, pk, row ? ReadOutcome::kPresent : ReadOutcome::kAbsent});

@@ -26,6 +26,10 @@
 // Recording: every write lands in the WriteSet (coalescing matrix, write_set.h); with a ReadLog
 // the public Get/GetRow and the keyed writers' pre-existence probes record ReadRecords and Query
 // records its AST. The internal precondition probes are not recorded.
+// Probed tables: in EVERY mode (the trap path included — a set of table names, not a ReadLog),
+// the tables whose rows a public read or a keyed writer's pre-existence probe looked up. A fold's
+// probe branches on its row (seed 002 H-ii §3.2 #3), so it is part of the fold's footprint for
+// flush-on-enqueue even when the write it guarded did nothing (folds.h).
 #pragma once
 
 #include <optional>
@@ -55,6 +59,8 @@ class TrackingTx : public MutationTx {
   void TrapReads() { trap_reads_ = true; }
   // True when a trapped read was attempted.
   bool fold_read() const { return fold_read_; }
+  // Tables a public read or a keyed writer's probe looked up (see above).
+  const std::set<std::string>& probed() const { return probed_; }
 
   absl::StatusOr<std::optional<RowValues>> Get(std::string_view table,
                                                const RowValues& pk) override;
@@ -100,6 +106,7 @@ class TrackingTx : public MutationTx {
   absl::Status failure_;
   bool trap_reads_ = false;
   bool fold_read_ = false;
+  std::set<std::string> probed_;
 };
 
 }  // namespace rindle
