@@ -61,13 +61,21 @@ TEST(HealthTest, ListsEveryKindAndPropertyAndFlagsWhatNeverFired) {
   for (const auto& spec : rindle::sim::ActionKindTable()) {
     EXPECT_NE(Row(health, spec.name), "") << spec.name << "\n" << health;
   }
+  int never_fired = 0;
   for (const auto& spec : rindle::sim::FaultKindTable()) {
     const std::string row = Row(health, spec.name);
     EXPECT_NE(row, "") << spec.name << "\n" << health;
-    // Three steps leave no room for a fault in these seeds (faults may now come before a
-    // connect, at t ≥ 0: seed 1 partitions at its first step): every fault kind is flagged.
-    EXPECT_NE(row.find("NEVER FIRED"), std::string::npos) << row;
+    // Faults may come at any time (t ≥ 0, before connects included), so a three-step run may
+    // fire one; a kind fired in no seed is flagged, one that fired is not.
+    if (SeedsOf(row) == 0) {
+      EXPECT_NE(row.find("NEVER FIRED"), std::string::npos) << row;
+      ++never_fired;
+    } else {
+      EXPECT_EQ(row.find("NEVER FIRED"), std::string::npos) << row;
+    }
   }
+  // Three steps leave room for few faults: most kinds never fired.
+  EXPECT_GT(never_fired, 0) << health;
   for (std::string_view name : rindle::props::kPropertyNames) {
     EXPECT_NE(Row(health, name), "") << name << "\n" << health;
   }
