@@ -6,7 +6,9 @@
 # patch touched), rebuild rindle-sim, and run a campaign in growing chunks (1..25, 26..100,
 # 101..300, 301..1000, then 1001..3000, ... up to --seeds-max), stopping as soon as a seed fails.
 # Records: detected, first failing seed, seeds run to detect, seconds to detect, the failing
-# property, and (with --unit-tests) the ctest tests that fail on the mutant. A mutant that does
+# property, and (with --unit-tests) the ctest tests that fail on the mutant. A failing seed that
+# the unmutated tree fails too (checked with `run --seed S` on a copy of the unmutated binary)
+# is the tree's own bug, never a detection: the campaign goes on after it. A mutant that does
 # not apply or does not build is reported as such and never counts as detected.
 #
 # Usage: scripts/mutation-score.sh [--seeds-max N] [--jobs J] [--unit-tests] [--only PATTERN]
@@ -96,6 +98,8 @@ fi
 SIM="$BUILD/cli/rindle-sim"
 [[ -x "$SIM" ]] || SIM="$BUILD/rindle-sim"
 [[ -x "$SIM" ]] || { echo "no rindle-sim binary in $BUILD" >&2; exit 1; }
+BASE_SIM="$SCRATCH/rindle-sim.unmutated"
+cp "$SIM" "$BASE_SIM"
 
 # chunk boundaries: 25 100 300 1000 3000 10000 ... capped at SEEDS_MAX
 CHUNK_ENDS=()
@@ -133,12 +137,26 @@ if fails:
 PY
 }
 
+# base_fails SEED: whether the UNMUTATED binary fails SEED too (cached). Such a seed finds a bug
+# of the tree itself, not the mutant: it never counts as a detection (listed in the table).
+declare -A BASE_VERDICT=()
+BASE_FAILING=()
+base_fails() {
+  local s=$1
+  if [[ -z "${BASE_VERDICT[$s]:-}" ]]; then
+    if "$BASE_SIM" run --seed "$s" >/dev/null 2>&1; then BASE_VERDICT[$s]=pass
+    else BASE_VERDICT[$s]=fail; BASE_FAILING+=("$s"); fi
+  fi
+  [[ "${BASE_VERDICT[$s]}" == fail ]]
+}
+
 # campaign ID: runs the chunks; sets DET SEED SEEDS SECS PROP MSG
 campaign() {
-  local id=$1 lo=1 hi start now res found
+  local id=$1 lo=1 hi start now res found ci=0
   DET=no SEED="" SEEDS=0 SECS="" PROP="" MSG=""
   start=$(date +%s.%N)
-  for hi in "${CHUNK_ENDS[@]}"; do
+  while (( ci < ${#CHUNK_ENDS[@]} )); do
+    hi=${CHUNK_ENDS[$ci]}
     res="$SCRATCH/$id.$lo-$hi.jsonl"
     setsid "$SIM" fuzz --seeds "$lo..$hi" --jobs "$JOBS" --out "$res" --quiet \
       --determinism-check 0 --seed-timeout "$SEED_TIMEOUT" >"$SCRATCH/fuzz.log" 2>&1 &
@@ -156,12 +174,20 @@ campaign() {
     [[ -z "$found" ]] && found=$(first_failure "$res" "$lo")
     if [[ -n "$found" ]]; then
       IFS=$'\t' read -r SEED PROP MSG <<<"$found"
+      if base_fails "$SEED"; then  # the tree's own failure: go on after it
+        log "$id: seed $SEED fails unmutated too; not a detection"
+        SEED="" PROP="" MSG=""
+        lo=$(( $(cut -f1 <<<"$found") + 1 ))
+        (( lo > hi )) && { SEEDS=$hi; ci=$((ci + 1)); }
+        continue
+      fi
       DET=yes SEEDS=$SEED
       SECS=$(awk -v a="$start" -v b="$now" 'BEGIN { printf "%.0f", b - a }')
       return
     fi
     SEEDS=$hi
     lo=$((hi + 1))
+    ci=$((ci + 1))
   done
   SECS=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }')
 }
@@ -196,6 +222,7 @@ write_table() {
   pct=$(awk -v d="$DETECTED" -v t="$TOTAL" 'BEGIN { printf "%.0f", t ? 100 * d / t : 0 }')
   echo "**Score: $DETECTED / $TOTAL detected ($pct%), median seeds to detect $(median "${DET_SEEDS[@]}")**"
   [[ $NA -gt 0 ]] && echo "($NA mutant(s) did not apply or build: not counted as detected.)"
+  [[ ${#BASE_FAILING[@]} -gt 0 ]] && echo "(Seeds the unmutated tree fails too, never counted as a detection: $(printf '%s\n' "${BASE_FAILING[@]}" | sort -n | paste -sd' ' -).)"
   [[ $UNIT -eq 1 ]] && echo "(ctest on the unmutated tree: failing tests ${BASE_UNITS:-none}; left out of the column.)"
 } >"$SCRATCH/table.md"
 [[ -n "$OUT" ]] && cp "$SCRATCH/table.md" "$OUT"
