@@ -337,6 +337,8 @@ void OptimisticBackend::OnRestart() { daemon_->Reset(); }
 
 void OptimisticBackend::OnResync() {
   RINDLE_CHECK(!health_.in_cycle);  // a source must not resync from inside RegisterQuery/Push
+  // A reconnect: the buffered frames came on the dead connection (gate.h DropConnection).
+  daemon_->DropConnection();
   daemon_->Resend(ledger_, options_.client_id);
 }
 

@@ -191,6 +191,8 @@ class OptimisticBackend {
   int64_t overflows() const { return daemon_->overflows(); }
   int64_t superseded_frames_dropped() const { return daemon_->superseded_frames_dropped(); }
   int64_t stale_batches_dropped() const { return daemon_->stale_batches_dropped(); }
+  // Buffered frames of a dead connection dropped at a resync (gate.h DropConnection).
+  int64_t connection_frames_dropped() const { return daemon_->connection_frames_dropped(); }
   // Progress frames the resync fence held back (gate.h).
   int64_t fence_holds() const { return daemon_->gate().fence_holds(); }
 

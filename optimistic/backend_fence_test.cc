@@ -44,6 +44,28 @@ TEST_F(FenceTest, ReconnectLmidFirstKeepsTheConfirmedWriteVisible) {
   EXPECT_EQ(backend_->fence_holds(), 1);
 }
 
+// Reconnect after a buffered lmid batch whose cv's data batch was lost with the old connection:
+// the new session's first progress (sent before the re-registrations reached the authority, so
+// before any hello) must not release the old connection's confirmation alone (gate.h
+// DropConnection; sim seed 155 no-flicker, seed 178 applied-once). Failed before: the view lost
+// "b" (pending retired, its effect missing from the data) and pending was empty.
+TEST_F(FenceTest, ReconnectDropsTheDeadConnectionsBufferedFrames) {
+  Hydrate(1, "issue", "issues", {Issue("a", "A")}, 1);
+  ASSERT_TRUE(backend_->Invoke("createIssue", {{"id", "b"}, {"title", "B"}}).ok());
+  source_.Lmid(2, kClient, 1);  // mid 1 processed at cv 2; its data batch for qid 1 was lost
+  source_.Resync();
+  source_.Progress(5);  // the new session: no sub registered yet
+  EXPECT_EQ(ViewIds(1), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(backend_->inspect().pending.size(), 1u);
+  EXPECT_EQ(backend_->connection_frames_dropped(), 1);
+  LmidSnapshot(6, 1);
+  source_.Hello(1, {});
+  source_.Snapshot(1, 6, "issue", {Issue("a", "A"), Issue("b", "B")});
+  source_.Progress(6);
+  EXPECT_EQ(ViewIds(1), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(backend_->inspect().pending.size(), 0u);
+}
+
 // Overflow: Reregister sends the data subs first, the lmid query last; the data snapshot already
 // holds mid 1's effect (n = 2) while mid 1 is still pending.
 TEST_F(FenceTest, OverflowDataFirstDoesNotApplyAMutationTwice) {

@@ -211,6 +211,16 @@ TEST_P(RandomBackendTest, RebaseInvariantHoldsAndEverythingConverges) {
   hydrate(2);
   src.Snapshot(kLmidQid, auth.cv, kClientMutationsTable,
                {{Value::String(kClient), Value::Int(auth.lmid)}});
+  // A reconnect re-registers every query (source.h OnResync) and drops the dead connection's
+  // buffered frames (gate.h DropConnection): the fresh snapshots bring them back.
+  auto reconnect = [&] {
+    src.Resync();
+    src.Hello(kLmidQid, {});
+    src.Snapshot(kLmidQid, auth.cv, kClientMutationsTable,
+                 {{Value::String(kClient), Value::Int(auth.lmid)}});
+    hydrate(1);
+    hydrate(2);
+  };
 
   size_t delivered = 0;  // pushes the authority has looked at
   size_t log_seen = src.log.size();
@@ -260,7 +270,7 @@ TEST_P(RandomBackendTest, RebaseInvariantHoldsAndEverythingConverges) {
               {{"id", pick(2) ? "c" : "b"}, {"title", "other" + std::to_string(step)}});
       });
     } else if (r < 95) {
-      src.Resync();
+      reconnect();
     } else if (r < 97) {
       // Authority restart: the subscriptions re-hydrate at a fresh cv timeline.
       src.Restart();
@@ -287,7 +297,7 @@ TEST_P(RandomBackendTest, RebaseInvariantHoldsAndEverythingConverges) {
   // Quiescence: deliver everything, release everything.
   while (delivered < src.pushed.size()) {
     if (!auth.Process(src, src.pushed[delivered])) {
-      src.Resync();  // a gap can only be a lost push; re-send fills it
+      reconnect();  // a gap can only be a lost push; re-send fills it
       continue;
     }
     ++delivered;

@@ -644,6 +644,10 @@ struct Resync : Cmd {
   // (dropped by a failed re-invocation) included: the authority still waits for its mid.
   void apply(Model& m) const override {
     Begin(m);
+    // A reconnect: the dead connection's buffered frames are dropped (gate.h DropConnection) and
+    // every query is re-registered (source.h OnResync), so each link awaits its new hello.
+    m.gate.DropAll();
+    for (auto& [q, l] : m.links) l.phase = Phase::kAwaitHello;
     for (auto it = m.sent.upper_bound(m.watermark); it != m.sent.end(); ++it) {
       m.pushed.push_back(it->second);
     }

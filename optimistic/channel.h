@@ -21,7 +21,8 @@
 // Resync fence: after Reregister or FenceResync the gate releases nothing until every re-registered
 // sub (data and lmid) has its snapshot buffered, then releases them together (gate.h: why the
 // seed's TypeScript needs it).
-// Reset() (authority restart) clears the gate; pending stays. Resend() (after a reconnect, §7.5
+// Reset() (authority restart) clears the gate; pending stays. DropConnection() (a reconnect) drops
+// the gate's buffered frames of the dead connection (gate.h). Resend() (after a reconnect, §7.5
 // rule 3) re-sends the domain's sent, unconfirmed envelopes with their ORIGINAL mids, in mid
 // order; unflushed folds were never sent.
 // Errors: a projection / sync failure (malformed frame) and an unrecoverable confirm are returned
@@ -84,6 +85,7 @@ class Channel {
   // delta: rows only it referenced → removes, shared rows narrowed → edits).
   std::vector<ServerDeltaOp> DropQuery(int64_t qid);
   void Reset();
+  void DropConnection() { gate_.DropConnection(); }
 
   const std::string& key() const { return key_; }
   const SourceGate& gate() const { return gate_; }
@@ -92,6 +94,7 @@ class Channel {
   int64_t overflows() const { return overflows_; }
   int64_t superseded_frames_dropped() const { return superseded_dropped_; }
   int64_t stale_batches_dropped() const { return gate_.stale_dropped(); }
+  int64_t connection_frames_dropped() const { return gate_.connection_dropped(); }
 
  private:
   absl::Status CheckHello(const std::vector<WireTable>& tables) const;

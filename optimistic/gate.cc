@@ -74,6 +74,17 @@ void SourceGate::Reset() {
   fence_waiting_.clear();
 }
 
+size_t SourceGate::DropConnection() {
+  const size_t n = buffer_.size();
+  buffer_.clear();
+  connection_dropped_ += static_cast<int64_t>(n);
+  if (fenced_) {  // the fenced snapshots buffered so far were dropped too: all are owed again
+    fence_waiting_ = fence_all_;
+    fence_cv_ = 0;
+  }
+  return n;
+}
+
 void SourceGate::BeginFence(std::set<int64_t> qids) {
   fenced_ = true;
   fence_waiting_ = qids;

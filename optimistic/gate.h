@@ -8,6 +8,12 @@
 // buffers. Buffering past `cap` frames is an overflow: the buffer is cleared and kOverflow
 // returned — the caller re-registers the channel's subs and lmid query (seed 002 `overflow`).
 // Reset() (authority restart) clears the buffer and appliedCv (and any fence).
+// DropConnection() (a reconnect, same boot) drops every buffered frame but keeps appliedCv: they
+// came on the dead connection, whose frames still in flight were lost, so a buffered lmid batch
+// may be missing its cv's data batch — the new session's first progress (sent before the
+// re-registrations reach the authority) would release the confirmation alone and the view would
+// revert a confirmed write. The re-registration re-sends every qid's snapshot; a fence in force
+// waits for all of them again.
 // Resync fence (BeginFence): after a resync (reconnect) or an overflow re-registration the gate
 // releases nothing until every qid it re-registered (data subs AND the lmid query) has its
 // snapshot buffered — or was dropped (DropQuery: unregistered) — and cvMin reaches the highest of
@@ -59,6 +65,8 @@ class SourceGate {
   // Drops the qid's buffered frames (its sub was released; it leaves the fence); returns how many.
   size_t DropQuery(int64_t qid);
   void Reset();
+  // A reconnect: drops every buffered frame (appliedCv stays); returns how many.
+  size_t DropConnection();
   // Starts a fence over `qids` (replacing any).
   void BeginFence(std::set<int64_t> qids);
   bool fenced() const { return fenced_; }
@@ -69,6 +77,8 @@ class SourceGate {
   int64_t applied_cv() const { return applied_cv_; }
   // Batches refused as stale redeliveries (cv ≤ appliedCv) over the gate's life.
   int64_t stale_dropped() const { return stale_dropped_; }
+  // Frames DropConnection dropped over the gate's life.
+  int64_t connection_dropped() const { return connection_dropped_; }
   size_t buffered() const { return buffer_.size(); }
   size_t cap() const { return cap_; }
   const std::vector<BufferedFrame>& buffer() const { return buffer_; }
@@ -80,6 +90,7 @@ class SourceGate {
   uint64_t next_seq_ = 0;
   int64_t applied_cv_ = 0;
   int64_t stale_dropped_ = 0;
+  int64_t connection_dropped_ = 0;
   bool fenced_ = false;
   std::set<int64_t> fence_all_;      // the qids the fence covers
   std::set<int64_t> fence_waiting_;  // of those, the ones without a buffered snapshot

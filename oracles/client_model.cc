@@ -101,7 +101,10 @@ void ClientModel::Welcome(int64_t boot_id) {
     payloads_.clear();
   }
   // A new session: what the old one had in flight is lost, so every source waits for the
-  // snapshot of its re-registration.
+  // snapshot of its re-registration, and the frames buffered from the old one are dropped (a
+  // buffered lmid batch may lack its cv's lost data batch; gate_model.h DropAll).
+  gate_.DropAll();
+  Prune();
   FreezeAll("welcome");
   boot_ = boot_id;
 }

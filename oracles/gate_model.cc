@@ -38,6 +38,16 @@ size_t GateModel::Forget(int64_t qid) {
   return n;
 }
 
+size_t GateModel::DropAll() {
+  const size_t n = buffer_.size();
+  buffer_.clear();
+  if (fenced_) {
+    missing_ = fence_;
+    fence_cv_ = 0;
+  }
+  return n;
+}
+
 void GateModel::BeginFence(std::set<int64_t> qids) {
   fenced_ = true;
   missing_ = qids;

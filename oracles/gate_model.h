@@ -13,6 +13,9 @@
 //   * progress at cvMin releases every buffered frame with cv ≤ cvMin (arrival order) and raises
 //     appliedCv to max(appliedCv, cvMin);
 //   * a restart (a new boot id) clears the buffer and resets appliedCv to 0 (and any fence);
+//   * a reconnect (DropAll) drops every buffered frame, appliedCv stays (the old connection's
+//     frames in flight were lost, so what is buffered may be an incomplete cv); a fence in
+//     force waits for every fenced qid's snapshot again;
 //   * a fence (BeginFence: after a resync or an overflow re-registration, over the qids the
 //     client re-registered) holds every release until each of those qids has a snapshot
 //     buffered (or was forgotten: its sub went away) and cvMin reaches the highest of their
@@ -48,6 +51,8 @@ class GateModel {
   size_t Drop(int64_t qid);
   // The same when `qid`'s sub went away (it also leaves the fence).
   size_t Forget(int64_t qid);
+  // A reconnect: drops every buffered frame; returns how many.
+  size_t DropAll();
   void BeginFence(std::set<int64_t> qids);
   bool fenced() const { return fenced_; }
   // Releases the frames with cv ≤ cv_min, in arrival order. `cv_min` may be below appliedCv

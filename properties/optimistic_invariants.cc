@@ -129,6 +129,8 @@ void OptimisticInvariants::OnWelcome(const std::string& client, int64_t boot_id)
     c.gate.Reset();
     c.tables_of.clear();
   }
+  // OnResync: a new session; the frames buffered from the dead one are dropped (gate_model.h).
+  c.gate.DropAll();
   c.last_boot = boot_id;
   c.model.Welcome(boot_id);
 }

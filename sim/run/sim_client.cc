@@ -224,10 +224,11 @@ void SimClient::SyncBackendCounters() {
       {backend_->schema_rejections(), &seen_schema_rejections_},
       {backend_->superseded_frames_dropped(), &seen_superseded_},
       {backend_->stale_batches_dropped(), &seen_stale_},
-      {backend_->fence_holds(), &seen_fence_holds_}};
+      {backend_->fence_holds(), &seen_fence_holds_},
+      {backend_->connection_frames_dropped(), &seen_connection_dropped_}};
   const char* names[] = {"client.overflow", "client.schema_rejection",
                          "client.superseded_dropped", "client.stale_batch_dropped",
-                         "client.fence_hold"};
+                         "client.fence_hold", "client.connection_frames_dropped"};
   static_assert(std::size(moved) == std::size(names));
   for (size_t i = 0; i < std::size(moved); ++i) {
     const int64_t now = moved[i].first;
