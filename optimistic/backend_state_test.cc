@@ -644,6 +644,7 @@ struct Resync : Cmd {
   // (dropped by a failed re-invocation) included: the authority still waits for its mid.
   void apply(Model& m) const override {
     Begin(m);
+    m.resync_since_fence = true;
     for (auto it = m.sent.upper_bound(m.watermark); it != m.sent.end(); ++it) {
       m.pushed.push_back(it->second);
     }
