@@ -315,8 +315,13 @@ void OptimisticBackend::OnFrame(int64_t qid, const NormalizedEvent& ev) {
   // The lmid query's hello outside a fence: the source (re)registered it — a (re)connect, which
   // re-registers every query — so fence the gate until all their snapshots are here (gate.h; the
   // seed is silent — see there). An overflow's Reregister fences by itself.
-  if (qid == kLmidQid && ev.type == NormalizedEvent::Type::kHello && !daemon_->gate().fenced()) {
+  // A fence still waiting from the previous session does not count (seed 48): its snapshots
+  // are of that session's epochs, and the frames after them died with its link — releasing them
+  // with the new lmid snapshot would drop a confirmed write from the view.
+  if (qid == kLmidQid && ev.type == NormalizedEvent::Type::kHello &&
+      (!daemon_->gate().fenced() || resync_since_fence_)) {
     daemon_->FenceResync(subs_.Live());
+    resync_since_fence_ = false;
   }
   absl::Status error;
   switch (daemon_->Admit(qid, ev, &error)) {
@@ -325,6 +330,7 @@ void OptimisticBackend::OnFrame(int64_t qid, const NormalizedEvent& ev) {
       break;
     case Channel::Action::kOverflow:  // §8.5: key order — deterministic
       daemon_->Reregister(subs_.Live());
+      resync_since_fence_ = false;
       break;
     case Channel::Action::kNone:
       break;
@@ -339,6 +345,7 @@ void OptimisticBackend::OnResync() {
   RINDLE_CHECK(!health_.in_cycle);  // a source must not resync from inside RegisterQuery/Push
   // A reconnect: the buffered frames came on the dead connection (gate.h DropConnection).
   daemon_->DropConnection();
+  resync_since_fence_ = true;
   daemon_->Resend(ledger_, options_.client_id);
 }
 

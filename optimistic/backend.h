@@ -226,6 +226,9 @@ class OptimisticBackend {
   Folds folds_;
   Reconciler reconcile_;
   std::function<void(const MutationEnvelope&)> send_observer_;
+  // A resync (a new session) happened since the last fence began: the next lmid hello fences
+  // afresh even inside a fence (the old session's buffered snapshots are superseded).
+  bool resync_since_fence_ = false;
 };
 
 }  // namespace rindle

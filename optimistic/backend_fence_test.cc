@@ -98,5 +98,34 @@ TEST_F(FenceTest, ReleasedSubLeavesTheFenceAndCvMinMustCoverTheSnapshots) {
   EXPECT_EQ(backend_->inspect().buffered_frames, 0u);
 }
 
+// A reconnect while the previous session's fence still waits (seed 48): session 2 buffered qid
+// 1's snapshot but never qid 2's; mid 1 was processed at cv 4 while the link was down, so session
+// 2 never shipped its effect. Session 3's welcome must fence afresh: before the fix the old fence
+// went on, qid 2 left it, and the lmid snapshot (confirming mid 1) released together with session
+// 2's stale snapshot of qid 1 — the confirmed write vanished from the view until session 3's qid
+// 1 snapshot landed.
+TEST_F(FenceTest, ReconnectDuringAFenceFencesAfresh) {
+  Hydrate(1, "issue", "issues", {Issue("a", "A")}, 1);
+  Hydrate(2, "issue", "issues2", {Issue("a", "A")}, 1);
+  source_.Resync();  // session 2
+  LmidSnapshot(2, 0);
+  source_.Hello(1, {});
+  source_.Snapshot(1, 3, "issue", {Issue("a", "A")});
+  source_.Hello(2, {});  // its snapshot never arrives: the link breaks
+  source_.Progress(3);
+  ASSERT_TRUE(backend_->Invoke("createIssue", {{"id", "b"}, {"title", "B"}}).ok());
+  source_.Resync();  // session 3; mid 1 was processed at cv 4 meanwhile
+  backend_->UnregisterQuery(2);
+  LmidSnapshot(5, 1);
+  source_.Progress(5);
+  EXPECT_EQ(ViewIds(1), (std::vector<std::string>{"a", "b"}));  // before the fix: {"a"}
+  EXPECT_EQ(backend_->inspect().pending.size(), 1u);
+  source_.Hello(1, {});
+  source_.Snapshot(1, 6, "issue", {Issue("a", "A"), Issue("b", "B")});
+  source_.Progress(6);
+  EXPECT_EQ(ViewIds(1), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(backend_->inspect().pending.size(), 0u);
+}
+
 }  // namespace
 }  // namespace rindle

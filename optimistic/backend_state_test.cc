@@ -648,6 +648,7 @@ struct Resync : Cmd {
     // every query is re-registered (source.h OnResync), so each link awaits its new hello.
     m.gate.DropAll();
     for (auto& [q, l] : m.links) l.phase = Phase::kAwaitHello;
+    m.resync_since_fence = true;
     for (auto it = m.sent.upper_bound(m.watermark); it != m.sent.end(); ++it) {
       m.pushed.push_back(it->second);
     }

@@ -67,6 +67,7 @@ OptimisticInvariants::OptimisticInvariants(size_t buffer_cap, Schema schema,
 void OptimisticInvariants::BeginFence(Client& c) {
   std::set<int64_t> qids = {kLmidQid};
   for (const auto& [key, sub] : c.subs.subs()) qids.insert(sub.source_qid);
+  c.resync_since_fence = false;
   c.model.BeginFence(qids);  // the client model's own gate fences alike
   c.gate.BeginFence(std::move(qids));
 }
@@ -133,6 +134,7 @@ void OptimisticInvariants::OnWelcome(const std::string& client, int64_t boot_id)
   c.gate.DropAll();
   c.last_boot = boot_id;
   c.model.Welcome(boot_id);
+  c.resync_since_fence = true;
 }
 
 void OptimisticInvariants::OnData(const std::string& client, int64_t qid,
@@ -145,7 +147,9 @@ void OptimisticInvariants::OnData(const std::string& client, int64_t qid,
   if (ev.type == NormalizedEvent::Type::kHello) {
     // The resync fence (gate_model.h): the lmid hello outside a fence is a (re)connect, which
     // re-registered every live sub and the lmid query.
-    if (qid == kLmidQid && !c.gate.fenced()) BeginFence(c);
+    // A new session's lmid hello fences afresh even while the previous session's fence waits
+    // (its snapshots are superseded; the frames after them died with the old link).
+    if (qid == kLmidQid && (!c.gate.fenced() || c.resync_since_fence)) BeginFence(c);
     c.superseded += static_cast<int64_t>(c.gate.Drop(qid));
     c.model.Hello(qid, ev.tables);
     c.epoch[qid] = epoch;

@@ -83,6 +83,7 @@ struct Model {
   std::map<int64_t, Link> links;         // qids registered on the source
   std::map<int64_t, int> registrations;  // qid → RegisterQuery calls
   GateModel gate{kCap};  // the frames as the gate holds them, appliedCv (oracles/gate_model.h)
+  bool resync_since_fence = false;  // a Resync since the last fence began (optimistic/gate.h)
   std::vector<MutationEnvelope> pushed;  // every PushMutation, in order
   // The client.
   PlainTables synced;
@@ -249,6 +250,7 @@ inline void FenceAll(Model& m) {
   std::set<int64_t> qids = {kLmidQid};
   for (const auto& [table, sub] : m.subs.subs()) qids.insert(sub.source_qid);
   m.gate.BeginFence(std::move(qids));
+  m.resync_since_fence = false;
 }
 
 inline void Overflow(Model& m) {  // the gate model has already cleared its buffer
@@ -314,8 +316,9 @@ inline void SendHello(Model& m, int64_t qid, int shape = 0) {
   }
   m.outbox.push_back(Action{false, qid, std::move(ev)});
   l.phase = Phase::kAwaitSnapshot;
-  // The lmid hello outside a fence is a (re)connect: the client fences (optimistic/gate.h).
-  if (qid == kLmidQid && !m.gate.fenced()) FenceAll(m);
+  // The lmid hello outside a fence, or the first after a Resync, is a (re)connect: the client
+  // fences afresh (optimistic/backend.cc OnFrame).
+  if (qid == kLmidQid && (!m.gate.fenced() || m.resync_since_fence)) FenceAll(m);
   m.gate.Drop(qid);
 }
 
