@@ -590,6 +590,11 @@ int RunCampaign(const CampaignOptions& options) {
   std::map<uint64_t, RunResult> prior;
   std::FILE* out = nullptr;
   if (std::optional<int> code = OpenResults(options, &out, prior)) return *code;
+  if (!options.base_seed_note.empty()) {
+    std::fprintf(stderr, "[fuzz] --time without --seeds: seeds count up from %llu (%s)\n",
+                 static_cast<unsigned long long>(options.seeds.first),
+                 options.base_seed_note.c_str());
+  }
   Campaign campaign(options, std::move(prior), out);
 
   struct sigaction sa;

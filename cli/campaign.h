@@ -6,6 +6,8 @@
 // Seeds: the inclusive range [first, last], restricted to seeds with seed % shard.count ==
 // shard.index (so one campaign can be split over machines without coordination), and cut short
 // when a wall-clock time budget runs out (no new seed starts after it; running ones finish).
+// A --time campaign without --seeds counts up from a base seed (base_seed_note says where it
+// came from: --base-seed, or today's UTC date × 10^6), printed on stderr at the start.
 // Seeds are dispatched in increasing order; results arrive in completion order.
 //
 // Wall-clock time is used here only for the progress line, the budget and the summary — the
@@ -67,6 +69,9 @@ struct CampaignOptions {
   int64_t shrink_time_ms = 60000;        // per failure
   int64_t shrink_max_runs = 2000;        // per failure
   int64_t seed_timeout_ms = 300000;      // per-seed wall-clock deadline; 0: none
+  // --time without --seeds: where seeds.first came from ("from --base-seed", or the date it
+  // was derived from); printed at the start so the night can be repeated. "" otherwise.
+  std::string base_seed_note;
 };
 
 int RunCampaign(const CampaignOptions& options);

@@ -5,7 +5,13 @@
 #include <string>
 #include <vector>
 
+#include <cstdlib>
+
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "cli/campaign.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
@@ -18,13 +24,54 @@ namespace {
 absl::Status Bad(const absl::Status& s) { return s; }
 absl::Status Bad(const std::string& message) { return absl::InvalidArgumentError(message); }
 
-// --time, --seeds (one of the two is required).
+// Today's date as YYYYMMDD (UTC), or RINDLE_SIM_TODAY=YYYY-MM-DD (tests, or to re-derive an
+// earlier night's base). The CLI is not simulated: the date only picks where a --time
+// campaign's seeds start, and that base is printed, so the campaign stays reproducible.
+absl::StatusOr<uint64_t> TodayYyyymmdd() {
+  std::string day;
+  if (const char* env = std::getenv("RINDLE_SIM_TODAY"); env != nullptr) {
+    day = env;
+    absl::Time t;
+    std::string err;
+    if (day.size() != 10 || !absl::ParseTime("%Y-%m-%d", day, absl::UTCTimeZone(), &t, &err)) {
+      return absl::InvalidArgumentError("RINDLE_SIM_TODAY: expected a date YYYY-MM-DD, got \"" +
+                                        day + "\"");
+    }
+  } else {
+    day = absl::FormatTime("%Y-%m-%d", absl::Now(), absl::UTCTimeZone());
+  }
+  return std::stoull(day.substr(0, 4) + day.substr(5, 2) + day.substr(8, 2));
+}
+
+// --time without --seeds: the seeds count up from --base-seed, or from a base derived from
+// today's date (YYYYMMDD × 10^6: nights differ and do not overlap below 10^6 seeds a night).
+absl::Status ReadBaseSeed(const ParsedArgs& p, CampaignOptions& o) {
+  uint64_t base = 0;
+  if (auto b = p.get("base-seed")) {
+    absl::StatusOr<uint64_t> n = ParseUint64("base-seed", *b);
+    if (!n.ok()) return Bad(n.status());
+    base = *n;
+    o.base_seed_note = "from --base-seed";
+  } else {
+    absl::StatusOr<uint64_t> day = TodayYyyymmdd();
+    if (!day.ok()) return Bad(day.status());
+    base = *day * 1000000;
+    o.base_seed_note = absl::StrCat("from today's date (", *day, " UTC); repeat this night with --base-seed ", base);
+  }
+  o.seeds = {base, std::numeric_limits<uint64_t>::max()};
+  return absl::OkStatus();
+}
+
+// --time, --seeds (one of the two is required), --base-seed (only --time without --seeds).
 absl::Status ReadSeedsAndBudget(const ParsedArgs& p, CampaignOptions& o) {
   if (auto time = p.get("time")) {
     absl::StatusOr<int64_t> ms = ParseDurationMs("time", *time);
     if (!ms.ok()) return Bad(ms.status());
     o.time_budget_ms = *ms;
-    o.seeds = {1, std::numeric_limits<uint64_t>::max()};
+  }
+  if (p.get("base-seed") && (!o.time_budget_ms || p.get("seeds"))) {
+    return Bad("--base-seed: only with --time and without --seeds (--seeds A..B names the "
+               "seeds itself)");
   }
   if (auto seeds = p.get("seeds")) {
     absl::StatusOr<SeedRange> range = ParseSeedRange("seeds", *seeds);
@@ -32,6 +79,8 @@ absl::Status ReadSeedsAndBudget(const ParsedArgs& p, CampaignOptions& o) {
     o.seeds = *range;
   } else if (!o.time_budget_ms) {
     return Bad("--seeds: required (expected A..B, e.g. --seeds 1..200), or --time");
+  } else {
+    return ReadBaseSeed(p, o);
   }
   return absl::OkStatus();
 }
@@ -115,7 +164,8 @@ absl::Status ReadShrinkFlags(const ParsedArgs& p, CampaignOptions& o) {
 
 int FuzzCommand(const std::vector<std::string>& args) {
   FlagSpec spec{{"seeds", "time", "jobs", "shard", "out", "max-steps", "junit",
-                 "determinism-check", "swarm", "corpus", "shrink-time", "seed-timeout"},
+                 "determinism-check", "swarm", "corpus", "shrink-time", "seed-timeout",
+                 "base-seed"},
                 {"quiet", "resume", "auto-shrink"}};
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, spec);
   if (!parsed.ok()) return Usage("fuzz", std::string(parsed.status().message()));

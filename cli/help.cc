@@ -33,7 +33,10 @@ Usage:
 Options:
   --seeds A..B     inclusive seed range (unsigned integers, A <= B), or one seed N
   --time BUDGET    wall-clock budget (90, 90s, 15m, 2h): no new seed starts after it;
-                   without --seeds the campaign counts up from seed 1
+                   without --seeds the campaign counts up from a base seed printed at
+                   the start: --base-seed B, or today's UTC date × 10^6 (20261201000000
+                   on 2026-12-01), so each night runs new seeds and stays repeatable
+  --base-seed B    with --time and no --seeds: the first seed (repeat a night's campaign)
   --jobs N         worker processes running seeds in parallel (default 1)
   --shard I/N      run only the seeds with seed % N == I (0 <= I < N), to split one
                    campaign over N machines
