@@ -138,10 +138,19 @@ void ClientModel::Progress(int64_t cv_min) {
   for (const GateModel::Frame& f : gate_.Release(cv_min)) {
     auto p = payloads_.find(f.epoch);
     RINDLE_CHECK(p != payloads_.end());
-    Apply(p->second.first, p->second.second);
-    payloads_.erase(p);
     ++releases_;
     dirty_ = true;
+    // The client runs a reconcile cycle (and so replays) only for a release carrying ops, or
+    // one that confirms a pending entry (Refresh sees that) — reconcile.cc ApplyRelease.
+    // An empty snapshot removes what its source held.
+    const NormalizedEvent& ev = p->second.second;
+    auto held = sources_.find(p->second.first);
+    if (!ev.ops.empty() || (ev.type == NormalizedEvent::Type::kSnapshot &&
+                            held != sources_.end() && !held->second.rows.empty())) {
+      reconciled_ = true;
+    }
+    Apply(p->second.first, p->second.second);
+    payloads_.erase(p);
   }
   for (auto& [qid, s] : sources_) {
     if (s.current) s.cut = Cut{boot_, gate_.applied_cv()};
@@ -158,7 +167,12 @@ bool ClientModel::InCoverageChange() const {
 void ClientModel::DropSource(int64_t qid) {
   gate_.Forget(qid);
   Prune();
-  if (sources_.erase(qid) > 0) dirty_ = true;
+  auto it = sources_.find(qid);
+  if (it == sources_.end()) return;
+  // Its rows leave by a GC cycle (a replay) only when it held some.
+  if (!it->second.rows.empty()) reconciled_ = true;
+  sources_.erase(it);
+  dirty_ = true;
 }
 
 void ClientModel::Prune() {
@@ -289,6 +303,7 @@ void ClientModel::FoldInvoked(const std::string& fold_key, const nlohmann::json&
       // 002 §4.2 collapse), then grows with the replays.
       w.args = args;
       w.tables.clear();
+      w.fresh = true;
       return;
     }
   }
@@ -307,6 +322,7 @@ void ClientModel::Sent(const MutationEnvelope& e) {
         entry.fold_key = it->fold_key;
         entry.tables = it->tables;
         entry.dead = it->dead;
+        entry.fresh = it->fresh;  // the flush ships the window's prediction; no re-run
         windows_.erase(it);
         break;
       }
@@ -328,10 +344,14 @@ std::vector<const ClientModel::Entry*> ClientModel::Pending() const {
 }
 
 absl::Status ClientModel::Refresh(const std::map<std::string, Mutator>& mutators) {
-  // Confirmed entries are gone for good (the watermark never moves back).
+  // Confirmed entries are gone for good (the watermark never moves back); dropping one is a
+  // reconcile of its own.
+  if (sent_.begin() != sent_.upper_bound(lmid_)) reconciled_ = true;
   sent_.erase(sent_.begin(), sent_.upper_bound(lmid_));
   if (!dirty_) return absl::OkStatus();
   dirty_ = false;
+  const bool reconcile = reconciled_;
+  reconciled_ = false;
   RebuildSynced();
   head_ = PlainStore(schema_);
   for (const auto& [table, rows] : synced_) {
@@ -357,12 +377,14 @@ absl::Status ClientModel::Refresh(const std::map<std::string, Mutator>& mutators
     }
     PlainMutationTx tx(&head_);
     RecordingTx rec(&tx);
+    const bool counts = reconcile || e->fresh;  // a run the client itself makes (see the header)
+    e->fresh = false;
     if (!m->second(rec, e->args).ok()) {
-      e->dead = true;  // seed 002: a replay that fails on the new base is dropped
+      if (counts) e->dead = true;  // seed 002: a replay that fails on the new base is dropped
       continue;
     }
     tx.Commit();
-    e->tables.insert(rec.tables().begin(), rec.tables().end());
+    if (counts) e->tables.insert(rec.tables().begin(), rec.tables().end());
   }
   return absl::OkStatus();
 }

@@ -28,8 +28,13 @@
 // name and last args (the oldest such window).
 // Expected head: the synced store with the client mutators replayed over it for the expected
 // pending, each in one PlainMutationTx (a failing one writes nothing). Each entry's touched
-// tables are the union (never shrinking, as seed 002's write sets) of the tables its successful
-// replays wrote to.
+// tables are the union (never shrinking, as seed 002's write sets) of the tables written by its
+// first run and by the replays the client itself makes: a reconcile cycle, which runs for a
+// release carrying ops, a confirmation that retires a pending entry, or a dropped source that
+// held rows (its GC cycle). A Refresh for a new invoke alone re-runs the older
+// entries only to build head; the client does not re-invoke them then, so their tables and
+// deadness stay — inside the §4.2 reorder window (a write that overtook an open fold) the
+// canonical-order re-run may write tables the client's entry never wrote.
 // Errors: Refresh returns InvalidArgument for an unregistered mutator or a synced row the plain
 // store rejects. A folded invoke into an open window starts its touched tables over (the collapse
 // re-runs the prediction with the new args). Source: seed 002 §1.3, §4.1, §4.2, §5.1, lmid-as-data; SPEC §4.3.
@@ -72,6 +77,9 @@ class ClientModel {
     nlohmann::json args;
     std::set<std::string> tables;  // tables its replays wrote (union, never shrinks)
     bool dead = false;
+    // Not yet run by a Refresh: its first run stands for the client's invoke (or the fold's
+    // re-invocation) and counts toward `tables`.
+    bool fresh = true;
   };
   struct Source {
     // table → the hello's column names (absent: the whole row).
@@ -155,6 +163,7 @@ class ClientModel {
   PlainTables synced_;
   PlainStore head_;
   bool dirty_ = true;
+  bool reconciled_ = false;  // the client ran a reconcile cycle since the last Refresh
 };
 
 }  // namespace rindle

@@ -56,6 +56,13 @@ std::map<std::string, Mutator> Mutators() {
   m["touchMissing"] = [](MutationTx& tx, const json&) -> absl::Status {
     return tx.Update("issue", {{"id", "nope"}, {"n", 1}});
   };
+  // setN: n := args.n (an update of a missing issue writes nothing); create: inserts the issue.
+  m["setN"] = [](MutationTx& tx, const json& args) -> absl::Status {
+    return tx.Update("issue", {{"id", args["id"]}, {"n", args["n"]}});
+  };
+  m["create"] = [](MutationTx& tx, const json& args) -> absl::Status {
+    return tx.Insert("issue", {{"id", args["id"]}, {"title", "t"}, {"n", 0}});
+  };
   return m;
 }
 
@@ -188,6 +195,39 @@ TEST_F(ClientModelTest, AWelcomeFreezesEverySourceUntilItsSnapshot) {
   model_.Progress(0);
   EXPECT_EQ(*model_.sources().at(1).cut, (ClientModel::Cut{2, 0}));
   EXPECT_LT((ClientModel::Cut{1, 9}), (ClientModel::Cut{2, 0}));
+}
+
+// Seed 238 (pending-axis): an open fold over a missing row wrote nothing; a later normal invoke
+// inserted that row. The client does not re-invoke the fold at that invoke (it replays only at a
+// reconcile), so the fold's touched tables stay empty — a canonical-order re-run made just to
+// build head must not add "issue" to them. A reconcile's replay does count.
+TEST_F(ClientModelTest, TouchedTablesGrowOnlyByTheClientsOwnRuns) {
+  model_.Data(1, Snapshot(1, {}));
+  model_.Data(kLmidQid, Lmid(1, "c0", 0, true));
+  model_.Progress(1);
+  model_.FoldInvoked(std::string("setN\0k", 6), {{"id", "i9"}, {"n", 5}});
+  Refresh();
+  ASSERT_EQ(model_.Pending().size(), 1u);
+  EXPECT_TRUE(model_.Pending()[0]->tables.empty());
+  model_.Invoked(1);
+  model_.Sent(MutationEnvelope{"c0", 1, "create", {{"id", "i9"}}});
+  Refresh();
+  ASSERT_EQ(model_.Pending().size(), 2u);
+  EXPECT_EQ(model_.Pending()[0]->tables, std::set<std::string>{"issue"});  // create's own run
+  EXPECT_TRUE(model_.Pending()[1]->tables.empty());  // the open fold: not re-invoked
+  EXPECT_EQ(HeadN("i9"), 5);
+  // The authority burns mid 1 (i9 already existed upstream, outside this client's queries).
+  model_.Data(kLmidQid, Lmid(2, "c0", 1, false));
+  model_.Progress(2);
+  Refresh();
+  ASSERT_EQ(model_.Pending().size(), 1u);
+  EXPECT_TRUE(model_.Pending()[0]->tables.empty());  // its reconcile replay found no i9
+  // i9 arrives: the next reconcile's replay writes it, and that counts.
+  model_.Data(1, Snapshot(3, {Issue("i9", "x", 0)}));
+  model_.Progress(3);
+  Refresh();
+  ASSERT_EQ(model_.Pending().size(), 1u);
+  EXPECT_EQ(model_.Pending()[0]->tables, std::set<std::string>{"issue"});
 }
 
 }  // namespace
