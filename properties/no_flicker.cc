@@ -16,6 +16,10 @@
 //   * an unshipped commit: every released confirmation is a batch at a cv whose data batches to
 //     this client (the send tap: what the authority put on the link) all released with it —
 //     usually none, when the commit changed only columns or rows no sub of this client ships;
+//   * the §4.2 reorder snap: a release this step (so a reconcile) and every changed row now
+//     equals the fresh query over the client model's head (oracles/client_model: the harness
+//     record replayed in canonical order) — the reconcile replayed an overtaken open fold after
+//     the write that overtook it (seed 257: a deferred setPriority's stamp snapped back);
 //   * an unhydrated view: its sub has released no snapshot yet (the tap's shadow subs), so the
 //     view is not complete and its rows are only the local store's guess.
 // A view that is new this step (a retain, a resubscribe's fresh qid) has no previous state. A
@@ -26,7 +30,7 @@
 // ordering) is caught at the confirmation step. A client's own write therefore stays visible
 // from its invoke until a data frame or a later action supersedes it.
 // Counters (campaign summary): check.no_flicker.{changed_rows, local_exempt, data_exempt,
-// burnt_exempt, unshipped_exempt,
+// burnt_exempt, unshipped_exempt, reorder_snap_exempt,
 // unhydrated_exempt, view_opened} — how often each explanation was used.
 #include <map>
 #include <set>
@@ -34,6 +38,7 @@
 
 #include "base/check.h"
 #include "base/str_util.h"
+#include "oracles/fresh_query.h"
 #include "properties/families.h"
 
 namespace rindle::props {
@@ -110,6 +115,8 @@ class NoFlicker : public PropertyFamily {
           ++(*counters)["check.no_flicker.burnt_exempt"];
         } else if (CommitShippedNothing(c.id, step)) {
           ++(*counters)["check.no_flicker.unshipped_exempt"];
+        } else if (SnapsToModel(w, c, view.second, prev->second, rows, step)) {
+          ++(*counters)["check.no_flicker.reorder_snap_exempt"];
         } else if (!inv_->Hydrated(c.id, view.first.Key())) {
           // Not yet complete (its sub released no snapshot: shadow gate): its rows are the
           // local store's guess, not the server's — e.g. a resubscribe while a mutation is in
@@ -137,6 +144,33 @@ class NoFlicker : public PropertyFamily {
     std::map<int64_t, Rows> views;
     int64_t confirmed = 0;  // highest mid a released lmid frame confirmed
   };
+
+  // The §4.2 reorder snap: an open fold that a later write overtook (deferAcrossWrites, a
+  // read-only overlap) applied before it in head, and the next reconcile replays it after, so
+  // a cell may change back at a release of unrelated data. Explained when the client ran a
+  // reconcile this step (frames released) and every changed row of the view now is what the
+  // fresh query over the CLIENT MODEL's head (the harness record replayed in canonical order)
+  // gives — the view moved to the expected state, never away from it.
+  bool SnapsToModel(const World& w, const ClientState& c, const Ast& ast, const Rows& before,
+                    const Rows& after, const StepRecord& step) const {
+    if (step.released.empty()) return false;
+    absl::Status error;
+    const ClientModel* model = inv_->Model(c.id, ViewInfosOf(c), *c.sent, &error);
+    if (model == nullptr) return false;
+    absl::StatusOr<std::vector<TreeNode>> fresh = FreshQuery(ast, model->head(), *w.schema);
+    if (!fresh.ok()) return false;
+    const Rows expected = RowsOf(*fresh, ast, *w.client_schema);
+    for (const auto& [key, value] : before) {
+      auto now = after.find(key);
+      if (now != after.end() && now->second == value) continue;  // unchanged
+      auto want = expected.find(key);
+      const bool gone = now == after.end();
+      if (gone ? want != expected.end() : (want == expected.end() || want->second != now->second)) {
+        return false;
+      }
+    }
+    return true;
+  }
 
   // The first key of `before` missing from or changed in `after`.
   static std::optional<std::string> Lost(const Rows& before, const Rows& after) {
