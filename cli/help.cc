@@ -13,6 +13,7 @@ Usage:
   rindle-sim run    --seed S | --scenario FILE                  run one seed or scenario
   rindle-sim replay DIR|FILE...                                 replay corpus scenarios
   rindle-sim shrink --seed S | --scenario FILE                  shrink a failing scenario
+  rindle-sim merge  FILE... --out FILE                          merge shard results files
   rindle-sim check-case FILE|DIR...                             run recorded engine cases
   rindle-sim gen-cases --seeds A..B --out DIR                   write seeded engine cases
   rindle-sim <command> --help                                   help for one command
@@ -153,5 +154,27 @@ int Help(const char* text) {
   std::fputs(text, stdout);
   return 0;
 }
+
+const char kMergeHelp[] = R"(rindle-sim merge — combine the results files of one campaign split over machines.
+
+Usage:
+  rindle-sim merge FILE... --out MERGED [--junit FILE]
+
+Each FILE is a `fuzz --out` results file (e.g. of `fuzz --shard I/N` on N machines). All are
+read and checked before anything is written: each needs its header and no torn last line,
+and all must come from one build (commit) and the same run-changing options (--max-steps,
+--swarm). A seed found in two files must have the same result there.
+
+Prints the summary a one-machine campaign prints over the same seeds (seeds, failures with
+reproduce commands, the counters table, the health section) and writes MERGED: the header,
+then one line per seed in seed order. MERGED is written whole, then renamed into place; it
+must not be one of the inputs.
+
+Options:
+  --out FILE     the merged results file (required)
+  --junit FILE   also write a JUnit XML summary of every seed
+
+Exit codes: 0 every seed passed, 1 a seed failed, 2 usage or input error.
+)";
 
 }  // namespace rindle::sim::cli

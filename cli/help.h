@@ -13,6 +13,7 @@ extern const char kFuzzHelp[];
 extern const char kRunHelp[];
 extern const char kShrinkHelp[];
 extern const char kReplayHelp[];
+extern const char kMergeHelp[];
 
 // "rindle-sim <command>: <message>" and the --help hint on stderr; returns 2. `command` may be
 // empty (the top level).

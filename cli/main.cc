@@ -10,6 +10,7 @@
 //                                                                         (shrink_command.h)
 //   rindle-sim check-case FILE|DIR...                                     (check_case.h)
 //   rindle-sim gen-cases --seeds A..B --out DIR [--app DIR]               (check_case.h)
+//   rindle-sim merge  FILE... --out FILE [--junit FILE]                   (merge.h)
 //   rindle-sim --version                                                  (version.h)
 //
 // Exit codes (SPEC §5): 0 ok, 1 a property failed, 2 usage or input error.
@@ -21,6 +22,7 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/help.h"
+#include "cli/merge.h"
 #include "cli/replay.h"
 #include "cli/shrink_command.h"
 #include "cli/version.h"
@@ -103,7 +105,8 @@ int Main(int argc, char** argv) {
       if (args[0] == "shrink") return Help(kShrinkHelp);
       if (args[0] == "check-case") return Help(kCheckCaseHelp);
       if (args[0] == "gen-cases") return Help(kGenCasesHelp);
-      return Usage("", "unknown command \"" + args[0] + "\" (expected fuzz, run, shrink, replay, check-case or gen-cases)");
+      if (args[0] == "merge") return Help(kMergeHelp);
+      return Usage("", "unknown command \"" + args[0] + "\" (expected fuzz, run, shrink, replay, merge, check-case or gen-cases)");
     }
     return Help(kMainHelp);
   }
@@ -117,7 +120,8 @@ int Main(int argc, char** argv) {
   if (command == "shrink") return ShrinkCommand(args);
   if (command == "check-case") return CheckCaseCommand(args);
   if (command == "gen-cases") return GenCasesCommand(args);
-  return Usage("", "unknown command \"" + command + "\" (expected fuzz, run, shrink, replay, check-case or gen-cases)");
+  if (command == "merge") return MergeCommand(args);
+  return Usage("", "unknown command \"" + command + "\" (expected fuzz, run, shrink, replay, merge, check-case or gen-cases)");
 }
 
 }  // namespace
