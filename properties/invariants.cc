@@ -5,6 +5,7 @@
 #include "base/str_util.h"
 #include "oracles/diff.h"
 #include "oracles/fresh_query.h"
+#include "oracles/tree_diff.h"
 
 namespace rindle::props {
 
@@ -28,7 +29,7 @@ MaybeViolation CheckTreeMatchesFresh(const std::string& who, const std::vector<T
                                       fresh.status().message())};
   }
   if (TreesEqual(*fresh, tree)) return std::nullopt;
-  return Violation{property, StrCat(who, ": ", JsonDiff(TreeToJson(*fresh), TreeToJson(tree)))};
+  return Violation{property, StrCat(who, ": ", TreeDiff(*fresh, tree, ast, schema))};
 }
 
 MaybeViolation CheckFoldedMatchesMaterialized(const std::string& who, const ResultView& view,
