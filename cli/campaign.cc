@@ -448,7 +448,7 @@ void Campaign::HandleEvents() {
 void Campaign::WorkerDied(const WorkerPool::Event& e, const Job& job) {
   const uint64_t seed = *e.lost_seed;
   if (e.timed_out) {
-    Finished(seed, job.second, TimeoutResult(seed, options_.seed_timeout_ms, e.busy_s));
+    Finished(seed, job.second, TimeoutResult(seed, options_.seed_timeout_ms, e.busy_s, e.last_step));
     return;
   }
   if (e.killed_from_outside && retried_jobs_.insert(Job{seed, job.second}).second) {
@@ -460,7 +460,7 @@ void Campaign::WorkerDied(const WorkerPool::Event& e, const Job& job) {
     jobs_queue_.push_front(Job{seed, job.second});
     return;
   }
-  Finished(seed, job.second, CrashResult(seed, e.how, e.err));
+  Finished(seed, job.second, CrashResult(seed, e.how, e.err, e.last_step));
 }
 
 std::optional<int> Campaign::Run() {

@@ -75,6 +75,7 @@ TEST(RunExitTest, ACrashIsAFailureLineWithTheCheckMessageAndExitOne) {
   EXPECT_TRUE(Contains(line, "CHECK failed")) << line;
   EXPECT_TRUE(Contains(line, "RINDLE_SIM_TEST_CRASH_AT_STEP=40 after step 40")) << line;
   EXPECT_TRUE(Contains(line, "killed by signal 6")) << line;
+  EXPECT_TRUE(Contains(line, "property=crash step=40 ")) << line;  // the child's progress page
   EXPECT_TRUE(Contains(o.output, "seed=5 FAILED")) << o.output;
   // Without the knob the same seed passes (exit 0); bad input is still exit 2.
   EXPECT_EQ(RunCli("run --seed 5").exit_code, 0);

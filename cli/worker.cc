@@ -1,6 +1,8 @@
 // worker.cc — see worker.h.
 #include "cli/worker.h"
 
+#include <sys/mman.h>
+
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -14,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <new>
 #include <thread>
 
 #include "absl/strings/numbers.h"
@@ -160,29 +163,36 @@ void EnactTestFault(const TestFault& fault, const RunResult& r) {
   std::abort();
 }
 
-RunResult CrashResult(uint64_t seed, const std::string& how, const std::string& err) {
+RunResult CrashResult(uint64_t seed, const std::string& how, const std::string& err,
+                      int64_t last_step) {
   RunResult r;
   r.seed = seed;
   r.ok = false;
   r.property = "crash";
+  r.step = last_step;
   const std::string last = LastLine(err);
+  const std::string where = last_step > 0 ? absl::StrCat(" in step ", last_step) : "";
   r.message = last.empty()
-                  ? absl::StrCat("the worker process running this seed ", how,
+                  ? absl::StrCat("the worker process running this seed ", how, where,
                                  " (it wrote nothing to stderr)")
-                  : absl::StrCat(last, " (the worker process running this seed ", how, ")");
+                  : absl::StrCat(last, " (the worker process running this seed ", how, where,
+                                 ")");
   return r;
 }
 
-RunResult TimeoutResult(uint64_t seed, int64_t timeout_ms, double busy_s) {
+RunResult TimeoutResult(uint64_t seed, int64_t timeout_ms, double busy_s, int64_t last_step) {
   RunResult r;
   r.seed = seed;
   r.ok = false;
   r.property = "timeout";
+  r.step = last_step;
   r.message = absl::StrFormat(
       "seed %u exceeded the per-seed deadline (--seed-timeout %gs): its worker was killed after "
-      "%.1f s of wall-clock time; the step it reached is unknown (workers do not report "
-      "progress)",
-      seed, static_cast<double>(timeout_ms) / 1000.0, busy_s);
+      "%.1f s of wall-clock time, %s",
+      seed, static_cast<double>(timeout_ms) / 1000.0, busy_s,
+      last_step > 0 ? absl::StrCat("in step ", last_step, " (run `rindle-sim run --seed ", seed,
+                                   " --max-steps ", last_step, "` to stop just before the hang)")
+                    : std::string("before its first step (in setup)"));
   return r;
 }
 
@@ -201,6 +211,7 @@ WorkerPool::~WorkerPool() {
       while (::waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
       }
     }
+    if (w.progress != nullptr) ::munmap(w.progress, sizeof *w.progress);
   }
 }
 
@@ -225,10 +236,16 @@ absl::StatusOr<size_t> WorkerPool::Spawn() {
     }
     return absl::InternalError(absl::StrCat("temporary stderr file: ", std::strerror(errno)));
   }
+  // The progress page (worker.h): shared with the child, which its runs write the step into.
+  void* page = ::mmap(nullptr, sizeof(std::atomic<int64_t>), PROT_READ | PROT_WRITE,
+                      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  std::atomic<int64_t>* progress =
+      page == MAP_FAILED ? nullptr : new (page) std::atomic<int64_t>(0);
   std::fflush(nullptr);  // the child must not re-flush the parent's buffered output
   pid_t pid = ::fork();
   if (pid < 0) {
     for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1], err_fd}) ::close(fd);
+    if (progress != nullptr) ::munmap(progress, sizeof *progress);
     return absl::InternalError(absl::StrCat("fork: ", std::strerror(errno)));
   }
   if (pid == 0) {
@@ -245,7 +262,9 @@ absl::StatusOr<size_t> WorkerPool::Spawn() {
     ::close(from_child[0]);
     ::dup2(err_fd, STDERR_FILENO);
     ::close(err_fd);
-    WorkerMain(to_child[0], from_child[1], base_, job_);
+    RunOptions base = base_;
+    base.progress = progress;
+    WorkerMain(to_child[0], from_child[1], base, job_);
   }
   ::close(to_child[0]);
   ::close(from_child[1]);
@@ -254,6 +273,7 @@ absl::StatusOr<size_t> WorkerPool::Spawn() {
   w.in_fd = to_child[1];
   w.out_fd = from_child[0];
   w.err_fd = err_fd;
+  w.progress = progress;
   workers_.push_back(std::move(w));
   return workers_.size() - 1;
 }
@@ -265,6 +285,7 @@ absl::Status WorkerPool::Assign(size_t id, uint64_t seed, const std::string& tra
   }
   w.outstanding = seed;
   w.assigned_at = Clock::now();
+  if (w.progress != nullptr) w.progress->store(0, std::memory_order_relaxed);
   const std::string line =
       trace_path.empty() ? absl::StrCat(seed, "\n") : absl::StrCat(seed, " ", trace_path, "\n");
   if (!WriteAll(w.in_fd, line)) {
@@ -343,6 +364,11 @@ void WorkerPool::Reap(size_t id, Event* event) {
                                (WTERMSIG(status) == SIGKILL || WTERMSIG(status) == SIGTERM);
   if (w.outstanding) {
     event->busy_s = std::chrono::duration<double>(Clock::now() - w.assigned_at).count();
+    if (w.progress != nullptr) event->last_step = w.progress->load(std::memory_order_relaxed);
+  }
+  if (w.progress != nullptr) {
+    ::munmap(w.progress, sizeof *w.progress);
+    w.progress = nullptr;
   }
   event->err = TakeStderr(w);
   ::close(w.err_fd);
@@ -457,7 +483,7 @@ RunResult RunIsolated(const RunOptions& options, WorkerPool::Job job) {
       if (!e.exited) {
         result = std::move(e.result);
       } else if (!result) {
-        result = CrashResult(options.seed, e.how, e.err);
+        result = CrashResult(options.seed, e.how, e.err, e.last_step);
       }
     }
   }

@@ -18,12 +18,15 @@
 // after each event the parent takes what the seed wrote (Event::err), passes it on to its own
 // stderr and empties the file, so a crash's CHECK message is known with its seed.
 // Per-seed deadline (set_seed_timeout_ms): a worker busy on one seed for longer is killed
-// (SIGKILL); its exit event says timed_out. Workers do not report progress, so the step a
-// killed seed reached is unknown.
+// (SIGKILL); its exit event says timed_out. Progress: each worker shares one page with the
+// parent (mmap MAP_SHARED before the fork) where its run stores the step it is in
+// (RunOptions::progress); an exit event with a seed outstanding carries that step, so a crash
+// or a timeout names the step the seed reached.
 #pragma once
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -74,6 +77,7 @@ class WorkerPool {
     bool timed_out = false;     // when exited: killed by this pool for the seed deadline
     bool killed_from_outside = false;  // when exited: SIGKILL/SIGTERM not sent by this pool
     double busy_s = 0;          // when exited with a seed: wall-clock seconds spent on it
+    int64_t last_step = 0;      // when exited with a seed: the step it was in (0: none begun)
     std::string err;            // what the worker wrote to stderr for this seed
   };
 
@@ -98,6 +102,7 @@ class WorkerPool {
     int out_fd = -1;  // worker → parent (results); -1 once the worker is reaped
     std::string buffer;
     std::optional<uint64_t> outstanding;
+    std::atomic<int64_t>* progress = nullptr;  // the shared page (see the header); or null
   };
 
   void Reap(size_t id, Event* event);
@@ -114,10 +119,12 @@ class WorkerPool {
 
 // The RunResult recorded for a seed whose worker died; `err` is what it wrote to stderr (its
 // last line, a CHECK's message, leads the failure message).
-RunResult CrashResult(uint64_t seed, const std::string& how, const std::string& err = "");
+// `last_step` (> 0: the step it was in) becomes the result's step and is named in the message.
+RunResult CrashResult(uint64_t seed, const std::string& how, const std::string& err = "",
+                      int64_t last_step = 0);
 
 // The RunResult (property "timeout") recorded for a seed killed for the per-seed deadline.
-RunResult TimeoutResult(uint64_t seed, int64_t timeout_ms, double busy_s);
+RunResult TimeoutResult(uint64_t seed, int64_t timeout_ms, double busy_s, int64_t last_step = 0);
 
 // TEST-ONLY knobs (regression tests of the crash, hang and kill paths: cli/run_exit_test.cc,
 // cli/workers_test.cc). Never set them outside tests; nothing changes when they are unset.

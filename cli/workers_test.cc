@@ -76,11 +76,16 @@ TEST(WorkersTest, AHangIsATimeoutAndACrashCarriesItsCheckAndNoSeedIsLost) {
   EXPECT_TRUE(Contains(timeout, "seed 2 exceeded the per-seed deadline (--seed-timeout " +
                                     deadline + ")"))
       << timeout;
+  // The step it reached comes from the worker's progress page: the knob hangs after step 30.
+  EXPECT_TRUE(Contains(timeout, "property=timeout step=30 ")) << timeout;
+  EXPECT_TRUE(Contains(timeout, "in step 30 (run `rindle-sim run --seed 2 --max-steps 30`"))
+      << timeout;
   const std::string crash = Match(o.output, "(seed=4 property=crash [^\n]*)");
   ASSERT_NE(crash, "") << o.output;
   EXPECT_TRUE(Contains(crash, "CHECK failed")) << crash;
   EXPECT_TRUE(Contains(crash, "RINDLE_SIM_TEST_CRASH_AT_STEP=30:4 after step 30")) << crash;
-  EXPECT_TRUE(Contains(crash, "killed by signal 6")) << crash;
+  EXPECT_TRUE(Contains(crash, "killed by signal 6 (Aborted) in step 30")) << crash;
+  EXPECT_TRUE(Contains(crash, "property=crash step=30 ")) << crash;
   EXPECT_TRUE(Contains(o.output, "seed=2 property=timeout")) << o.output;
   EXPECT_TRUE(Contains(o.output, "reproduce: rindle-sim run --seed 2\n")) << o.output;
   EXPECT_TRUE(Contains(o.output, "reproduce: rindle-sim run --seed 4\n")) << o.output;

@@ -9,6 +9,7 @@
 // A generation error (the app schema missing) is a failed result with property "setup".
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -28,6 +29,10 @@ struct RunOptions {
   std::string timeline_path;
   // Swarm testing for generated scenarios (swarm.h); false = the default mix.
   bool swarm = true;
+  // When set, the run stores the number of the step it is in (1-based) here before each step,
+  // for a watcher outside the run (the campaign's worker pool reads it after a crash or a
+  // timeout; cli/worker.h). The run never reads it: it cannot change the trace.
+  std::atomic<int64_t>* progress = nullptr;
 };
 
 struct RunResult {

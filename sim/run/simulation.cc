@@ -475,6 +475,7 @@ RunResult Simulation::Run() {
     return result_;
   }
   for (;;) {
+    if (options_.progress != nullptr) options_.progress->store(step_ + 1, std::memory_order_relaxed);
     opt_props_->BeginStep();  // the tap's step record (no-flicker, cv-promise)
     if (!result_.ok || !queue_.RunNext()) break;
     ++step_;
