@@ -90,6 +90,16 @@ void SourceGate::BeginFence(std::set<int64_t> qids) {
   fence_waiting_ = qids;
   fence_all_ = std::move(qids);
   fence_cv_ = 0;
+  // A snapshot already buffered is of the qid's current epoch (a hello drops older frames, a
+  // reconnect drops the dead connection's): it is here, not owed. Seed 478: after a reconnect a
+  // data sub's hello and snapshot arrived before the lmid hello that begins the fence, and the
+  // fence waited for that snapshot forever (every later mutation stayed pending).
+  for (const BufferedFrame& f : buffer_) {
+    if (f.kind == NormalizedEvent::Type::kSnapshot && fence_all_.contains(f.qid)) {
+      fence_waiting_.erase(f.qid);
+      fence_cv_ = std::max(fence_cv_, f.cv);
+    }
+  }
 }
 
 }  // namespace rindle

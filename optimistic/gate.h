@@ -18,7 +18,8 @@
 // releases nothing until every qid it re-registered (data subs AND the lmid query) has its
 // snapshot buffered — or was dropped (DropQuery: unregistered) — and cvMin reaches the highest of
 // those snapshots' cvs; then one Release hands them over together, in (cv, arrival) order. A
-// hello for a fenced qid (a new epoch: its buffered snapshot was dropped) makes it wait again.
+// hello for a fenced qid (a new epoch: its buffered snapshot was dropped) makes it wait again;
+// a snapshot already buffered when the fence begins (current epoch, current connection) counts.
 // While fenced, a batch for a qid still waiting is of the superseded epoch and is dropped
 // (kStale), and the cap grows by the number of fenced qids (their snapshots are owed, not
 // backlog) — otherwise a cap below the number of subs would overflow on every re-registration.

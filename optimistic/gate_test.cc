@@ -71,5 +71,23 @@ TEST(GateTest, ResetClearsBufferAndAppliedCv) {
   EXPECT_EQ(g.OnData(1, Ev(kBatch, 1)), SourceGate::Admit::kBuffered);
 }
 
+// Seed 478: after a reconnect a data sub's hello and snapshot arrived before the lmid hello that
+// begins the resync fence; the fence must count that buffered snapshot, not wait for it forever.
+TEST(GateTest, ASnapshotBufferedBeforeTheFenceBeganIsNotOwed) {
+  SourceGate g("daemon", 100);
+  g.OnHello(1);
+  ASSERT_EQ(g.OnData(1, Ev(kSnap, 97)), SourceGate::Admit::kBuffered);
+  g.BeginFence({0, 1});
+  g.OnHello(0);
+  EXPECT_TRUE(g.Release(97).empty());  // the lmid snapshot is still owed
+  ASSERT_EQ(g.OnData(0, Ev(kSnap, 97)), SourceGate::Admit::kBuffered);
+  EXPECT_EQ(g.Release(96).size(), 0u);  // cvMin below the buffered snapshot's cv
+  const auto out = g.Release(97);
+  ASSERT_EQ(out.size(), 2u);  // both snapshots, together
+  EXPECT_EQ(out[0].qid, 1);
+  EXPECT_EQ(out[1].qid, 0);
+  EXPECT_FALSE(g.fenced());
+}
+
 }  // namespace
 }  // namespace rindle

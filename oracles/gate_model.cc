@@ -53,6 +53,13 @@ void GateModel::BeginFence(std::set<int64_t> qids) {
   missing_ = qids;
   fence_ = std::move(qids);
   fence_cv_ = 0;
+  // A snapshot buffered before the fence began is of its qid's current epoch: not missing.
+  for (const Frame& f : buffer_) {
+    if (f.snapshot && fence_.contains(f.qid)) {
+      missing_.erase(f.qid);
+      fence_cv_ = std::max(fence_cv_, f.cv);
+    }
+  }
 }
 
 std::vector<GateModel::Frame> GateModel::Release(int64_t cv_min) {

@@ -48,5 +48,15 @@ TEST(GateModelTest, ReleaseBelowAppliedCvNeverMovesItBackAndResetClearsAll) {
   EXPECT_EQ(g.buffered(), 0u);
 }
 
+// Seed 478: a snapshot buffered before the fence began counts; only the others are missing.
+TEST(GateModelTest, ASnapshotBufferedBeforeTheFenceIsNotMissing) {
+  GateModel g(8);
+  g.Push({1, 97, true, 0});
+  g.BeginFence({0, 1});
+  EXPECT_TRUE(g.Release(97).empty());
+  g.Push({0, 97, true, 0});
+  EXPECT_EQ(g.Release(97).size(), 2u);
+}
+
 }  // namespace
 }  // namespace rindle
