@@ -222,6 +222,20 @@ TEST_F(FreshQueryTest, LimitAndOne) {
   EXPECT_EQ(RootIds(R"({"table":"item","one":true,"orderBy":[["id","desc"]]})"), (Ids{5}));
 }
 
+// SPEC §2.1: a "one" query is limit 1 presented singular — also when the wire AST carries an
+// explicit limit next to it (mutant 006 materialises up to that limit).
+TEST_F(FreshQueryTest, OneWithAnExplicitLimitIsStillAtMostOneRow) {
+  EXPECT_EQ(RootIds(R"({"table":"item","one":true,"limit":3})"), Ids{1});
+  EXPECT_EQ(RootIds(R"({"table":"item","one":true,"limit":0})"), Ids{});
+  // Item 1 has three notes: a related one() with limit 3 still holds only the latest.
+  auto tree = Run(R"({"table":"item","related":[{"correlation":{"parentField":["id"],"childField":["itemId"]},
+      "subquery":{"table":"note","alias":"latest","orderBy":[["at","desc"]],"limit":3,"one":true}}]})");
+  ASSERT_TRUE(tree.ok()) << tree.status();
+  ASSERT_EQ(tree->size(), 5u);
+  ASSERT_EQ((*tree)[0].relationships[0].second.size(), 1u);
+  EXPECT_EQ((*(*tree)[0].relationships[0].second[0].row)[2].as_int(), 3);
+}
+
 std::string ExistsOn(const std::string& op, const std::string& sub_extra) {
   return R"({"table":"item","where":{"type":"correlatedSubquery","op":")" + op +
          R"(","related":{"correlation":{"parentField":["id"],"childField":["itemId"]},"subquery":{"table":"note","alias":"n")" +

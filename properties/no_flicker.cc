@@ -21,7 +21,13 @@
 //     record replayed in canonical order) — the reconcile replayed an overtaken open fold after
 //     the write that overtook it (seed 257: a deferred setPriority's stamp snapped back);
 //   * an unhydrated view: its sub has released no snapshot yet (the tap's shadow subs), so the
-//     view is not complete and its rows are only the local store's guess.
+//     view is not complete and its rows are only the local store's guess;
+//   * a dead replay: a mutation of this client that the client model (oracles/client_model.h, fed
+//     by the taps, never by the backend) held pending last step left its pending list this step
+//     without being confirmed — its replay failed on the new synced base (seed 002: such a
+//     re-invocation is dropped), e.g. a createIssue whose id another client's recreateIssue took
+//     first — and it wrote one of the view's tables: its whole prediction goes, in every table,
+//     though the data that killed it touched only one (the issue row; the tags go too).
 // A view that is new this step (a retain, a resubscribe's fresh qid) has no previous state. A
 // confirmation released ALONE for an applied mid explains nothing: the mid's effect travels in
 // data frames of the same cv, so if the view loses the prediction before they release, the user
@@ -31,7 +37,7 @@
 // from its invoke until a data frame or a later action supersedes it.
 // Counters (campaign summary): check.no_flicker.{changed_rows, local_exempt, data_exempt,
 // burnt_exempt, unshipped_exempt, reorder_snap_exempt,
-// unhydrated_exempt, view_opened} — how often each explanation was used.
+// unhydrated_exempt, dead_replay_exempt, view_opened} — how often each explanation was used.
 #include <map>
 #include <set>
 #include <string>
@@ -96,6 +102,7 @@ class NoFlicker : public PropertyFamily {
     State& s = states_[c.id];
     const StepRecord& step = inv_->Step(c.id);
     const bool burnt = ConfirmsBurnt(w, c.id, step, &s);
+    const std::set<std::string> died = DiedTables(c, &s);
     std::map<int64_t, Rows> now;
     for (const auto& [qid, view] : *c.views) {
       const ResultView* v = b.View(qid);
@@ -122,6 +129,8 @@ class NoFlicker : public PropertyFamily {
           // local store's guess, not the server's — e.g. a resubscribe while a mutation is in
           // flight, whose confirmation arrives before the new sub's snapshot.
           ++(*counters)["check.no_flicker.unhydrated_exempt"];
+        } else if (Touches(died, view.second)) {
+          ++(*counters)["check.no_flicker.dead_replay_exempt"];
         } else {
           return Violation{
               "no-flicker",
@@ -143,6 +152,7 @@ class NoFlicker : public PropertyFamily {
   struct State {
     std::map<int64_t, Rows> views;
     int64_t confirmed = 0;  // highest mid a released lmid frame confirmed
+    std::map<int64_t, std::set<std::string>> pending;  // the model's pending mids → tables
   };
 
   // The §4.2 reorder snap: an open fold that a later write overtook (deferAcrossWrites, a
@@ -170,6 +180,33 @@ class NoFlicker : public PropertyFamily {
       }
     }
     return true;
+  }
+
+  static bool Touches(const std::set<std::string>& tables, const Ast& ast) {
+    for (const std::string& t : AstTables(ast)) {
+      if (tables.contains(t)) return true;
+    }
+    return false;
+  }
+
+  // The tables written by mutations the client model held pending last step that left its
+  // pending list unconfirmed this step (their replay failed: dead); refreshes s->pending.
+  std::set<std::string> DiedTables(const ClientState& c, State* s) {
+    absl::Status error;
+    const ClientModel* model = inv_->Model(c.id, ViewInfosOf(c), *c.sent, &error);
+    if (model == nullptr) return {};  // head_sync_pending reports a model error
+    std::map<int64_t, std::set<std::string>> now;
+    for (const ClientModel::Entry* e : model->Pending()) {
+      if (e->mid) now[*e->mid] = e->tables;
+    }
+    std::set<std::string> died;
+    for (const auto& [mid, tables] : s->pending) {
+      if (mid > model->released_lmid() && !now.contains(mid)) {
+        died.insert(tables.begin(), tables.end());
+      }
+    }
+    s->pending = std::move(now);
+    return died;
   }
 
   // The first key of `before` missing from or changed in `after`.

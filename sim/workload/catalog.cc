@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/check.h"
 #include "engine/ast_json.h"
+#include "sim/workload/sim_catalog.h"
 
 #ifndef RINDLE_FIXTURES_DIR
 #error "RINDLE_FIXTURES_DIR must be defined (the project's fixtures/ directory)"
@@ -47,6 +48,16 @@ std::vector<CatalogEntry> LoadCatalog() {
     for (const json& f : entry.value("features", json::array())) {
       e.features.push_back(f.get<std::string>());
     }
+    out.push_back(std::move(e));
+  }
+  for (const SimCatalogShape& shape : SimCatalogShapes()) {
+    CatalogEntry e;
+    e.key = shape.key;
+    e.recorded = json::parse(shape.ast_json, /*cb=*/nullptr, /*allow_exceptions=*/false);
+    RINDLE_CHECK_MSG(!e.recorded.is_discarded(), shape.key + ": sim catalog AST is not valid JSON");
+    RINDLE_CHECK_MSG(!manifest.at("queries").contains(shape.key),
+                     shape.key + ": sim catalog key collides with a manifest entry");
+    e.features = shape.features;
     out.push_back(std::move(e));
   }
   return out;

@@ -11,6 +11,9 @@
 //                cursors, IS NULL, related limits, related one(), …): drawn as
 //                RemoteQuery{name: <catalog key>, args: {"literals": [...]}} and built here from the
 //                recorded AST with its literals replaced positionally.
+// After the manifest's entries come the simulator's own app-style shapes (sim_catalog.h: NOT IN
+// and != over the nullable issue.ownerId, a one() carrying an explicit limit), built and drawn
+// exactly like the recorded app-style entries.
 // Literal slots of a recorded AST: every `{"type": "literal", "value": v}` and every value of a
 // `start.row`, in a depth-first walk of the recorded JSON (object keys in sorted order — the JSON
 // library's), each with the column it is compared against (or the start-row column). args null
@@ -21,7 +24,8 @@
 // "issuesPage-search-all-axes"). Counted as workload.query.<shape> when retained.
 // Errors: an unreadable / malformed catalog is a programmer error (the fixtures ship with the
 // build: RINDLE_CHECK); bad args are InvalidArgument naming the entry and the slot.
-// Source: fixtures/app/app-queries-manifest.json; fixtures/README.md; issue 11 "Workload coverage".
+// Source: fixtures/app/app-queries-manifest.json; fixtures/README.md; sim_catalog.h; issue 11
+// "Workload coverage".
 //
 //   Rng rng = root.Fork("queries");
 //   RemoteQuery q = DrawCatalogQuery(rng, "issues-without-comments");
@@ -48,7 +52,7 @@ struct CatalogEntry {
   std::vector<std::string> features;
 };
 
-// Every catalog entry, in manifest key order.
+// Every catalog entry: the manifest's in key order, then SimCatalogShapes() in their order.
 const std::vector<CatalogEntry>& Catalog();
 // The entry named `key`; nullptr when there is none.
 const CatalogEntry* FindCatalogEntry(std::string_view key);

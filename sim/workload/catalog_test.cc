@@ -1,6 +1,8 @@
 // catalog_test.cc — every entry of the app's recorded query catalog builds (recorded and drawn
 // literals), matches its recorded AST when its literals are kept, and runs on the engine over the
-// seed data — plain and as the authority's footprint; shapes classify back to their entry.
+// seed data — plain and as the authority's footprint; shapes classify back to their entry. The
+// simulator's own shapes (sim_catalog.h) are in the catalog, and the seed data gives their
+// null-sensitive and one()+limit parts rows to act on.
 #include "sim/workload/catalog.h"
 
 #include <set>
@@ -14,6 +16,7 @@
 #include "sim/workload/generator.h"
 #include "sim/workload/queries.h"
 #include "sim/workload/schema.h"
+#include "sim/workload/sim_catalog.h"
 
 namespace rindle::sim {
 namespace {
@@ -24,10 +27,11 @@ using ::testing::HasSubstr;
 TEST(CatalogTest, HoldsEveryManifestEntryAndTheFeaturesTheIssueNames) {
   std::set<std::string> features;
   for (const CatalogEntry& e : Catalog()) features.insert(e.features.begin(), e.features.end());
-  EXPECT_EQ(Catalog().size(), 27u);
+  EXPECT_EQ(Catalog().size(), 27u + SimCatalogShapes().size());
   for (const char* f : {"NOT EXISTS", "EXISTS", "related-limit", "start-exclusive",
                         "start-inclusive", "one", "related-one", "IN", "NOT IN", "LIKE", "ILIKE",
-                        "NOT LIKE", "NOT ILIKE", "or", "related-nested-2", "IS NULL"}) {
+                        "NOT LIKE", "NOT ILIKE", "or", "related-nested-2", "IS NULL", "nullable",
+                        "one-limit"}) {
     EXPECT_TRUE(features.count(f)) << f;
   }
 }
@@ -63,6 +67,61 @@ TEST(CatalogTest, EveryEntryBuildsRunsAndFootprintsOnTheEngine) {
       ASSERT_TRUE(db.RegisterQuery(++qid, FootprintQuery(*ast)).ok());
     }
   }
+}
+
+TEST(CatalogTest, SimShapesFollowTheManifestAndMeetRowsTheyMustExclude) {
+  const std::vector<CatalogEntry>& all = Catalog();
+  const std::vector<SimCatalogShape>& sim = SimCatalogShapes();
+  ASSERT_GE(all.size(), sim.size());
+  for (size_t i = 0; i < sim.size(); ++i) {
+    const CatalogEntry& e = all[all.size() - sim.size() + i];
+    EXPECT_EQ(e.key, sim[i].key);
+    EXPECT_FALSE(e.app);
+    EXPECT_TRUE(IsCatalogQueryName(e.key));
+    EXPECT_EQ(QueryShape(RemoteQuery{e.key, json(nullptr)}), e.key);
+  }
+  // Over the seed data: unowned issues exist (the rows NOT IN / != must exclude), the owner
+  // filters keep the owned ones, and the limited one() holds one row while its where matches more.
+  absl::StatusOr<Schema> schema = LoadAppSchema();
+  ASSERT_TRUE(schema.ok()) << schema.status();
+  Db db;
+  for (const auto& [name, spec] : *schema) ASSERT_TRUE(db.RegisterTable(name, spec, false).ok());
+  Rng seed_rng(3);
+  const SeedRows rows = SeedData(seed_rng);
+  size_t unowned = 0;
+  {
+    auto tx = db.Write();
+    for (const auto& [table, list] : rows)
+      for (const RowValues& r : list) ASSERT_TRUE(tx->Add(table, r).ok());
+    ASSERT_TRUE(tx->Commit().ok());
+  }
+  constexpr size_t kOwner = 4;  // issue: id, title, status, priority, ownerId, ...
+  for (const RowValues& r : rows.at("issue")) unowned += r[kOwner].is_null() ? 1 : 0;
+  EXPECT_GE(unowned, 1u);
+  int64_t qid = 0;
+  for (const char* key : {"issues-owner-not-in", "issues-owner-ne"}) {
+    SCOPED_TRACE(key);
+    absl::StatusOr<Ast> ast = BuildCatalogQuery({key, json(nullptr)});
+    ASSERT_TRUE(ast.ok()) << ast.status();
+    ASSERT_TRUE(db.RegisterQuery(++qid, *ast).ok());
+    absl::StatusOr<std::vector<TreeNode>> tree = db.QueryResult(qid);
+    ASSERT_TRUE(tree.ok()) << tree.status();
+    EXPECT_FALSE(tree->empty());
+    for (const TreeNode& n : *tree) EXPECT_FALSE((*n.row)[kOwner].is_null()) << (*n.row)[0].DebugString();
+  }
+  size_t open = 0;  // issues the limited one()'s where (status IN todo, in-progress, review) keeps
+  for (const RowValues& r : rows.at("issue")) {
+    const std::string st = r[2].as_string();
+    open += (st == "todo" || st == "in-progress" || st == "review") ? 1 : 0;
+  }
+  EXPECT_GE(open, 2u);
+  absl::StatusOr<Ast> next = BuildCatalogQuery({"issue-next-one-limited", json(nullptr)});
+  ASSERT_TRUE(next.ok()) << next.status();
+  ASSERT_TRUE(next->one && next->limit && *next->limit > 1);
+  ASSERT_TRUE(db.RegisterQuery(++qid, *next).ok());
+  absl::StatusOr<std::vector<TreeNode>> one = db.QueryResult(qid);
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_EQ(one->size(), 1u);
 }
 
 TEST(CatalogTest, LiteralSlotsAreSubstitutedPositionallyAndChecked) {
