@@ -21,7 +21,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --state) STATE="$2"; shift 2 ;;
     --port-base) PORT_BASE="$2"; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "start-cluster.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
