@@ -5,6 +5,7 @@
 
 #include "base/check.h"
 #include "base/str_util.h"
+#include "engine/ast.h"
 
 namespace rindle {
 
@@ -12,19 +13,26 @@ namespace {
 
 // A MutationTx over a PlainMutationTx that records which tables a write changed (the seed-002
 // write-set rule: a keyed writer that finds nothing to do — update/delete of an absent row,
-// insertIgnore of a present one — writes nothing).
+// insertIgnore of a present one — writes nothing), and every table the run read, probed or
+// wrote (`touched`: what another entry applied around it can interact through).
 class RecordingTx : public MutationTx {
  public:
   explicit RecordingTx(PlainMutationTx* tx) : tx_(tx) {}
   const std::set<std::string>& tables() const { return tables_; }
+  const std::set<std::string>& touched() const { return touched_; }
 
   absl::StatusOr<std::optional<RowValues>> Get(std::string_view t, const RowValues& pk) override {
+    Touch(t);
     return tx_->Get(t, pk);
   }
   absl::StatusOr<std::optional<KeyedRow>> GetRow(std::string_view t, const KeyedRow& pk) override {
+    Touch(t);
     return tx_->GetRow(t, pk);
   }
-  absl::StatusOr<std::vector<TreeNode>> Query(const Ast& ast) override { return tx_->Query(ast); }
+  absl::StatusOr<std::vector<TreeNode>> Query(const Ast& ast) override {
+    for (const std::string& t : AstTables(ast)) Touch(t);
+    return tx_->Query(ast);
+  }
   absl::Status Add(std::string_view t, const RowValues& row) override {
     return Rec(t, tx_->Add(t, row));
   }
@@ -57,13 +65,16 @@ class RecordingTx : public MutationTx {
   }
 
  private:
+  void Touch(std::string_view t) { touched_.insert(std::string(t)); }
   absl::Status Rec(std::string_view t, absl::Status s) {
+    Touch(t);
     if (s.ok()) tables_.insert(std::string(t));
     return s;
   }
   // Whether the row `keyed` names is in the staged state (false when the key is malformed: the
-  // call itself then fails).
+  // call itself then fails). Every keyed writer calls it or Rec first: both touch the table.
   bool Present(std::string_view t, const KeyedRow& keyed) {
+    Touch(t);
     auto pk = tx_->staged().PkFromKeyed(t, keyed);
     if (!pk.ok()) return false;
     auto row = tx_->staged().Get(t, *pk);
@@ -72,6 +83,7 @@ class RecordingTx : public MutationTx {
 
   PlainMutationTx* tx_;
   std::set<std::string> tables_;
+  std::set<std::string> touched_;
 };
 
 std::string FoldName(const std::string& fold_key) {
@@ -135,26 +147,55 @@ void ClientModel::Data(int64_t qid, const NormalizedEvent& ev) {
 }
 
 void ClientModel::Progress(int64_t cv_min) {
+  const int64_t lmid_before = lmid_;
+  bool released = false;
   for (const GateModel::Frame& f : gate_.Release(cv_min)) {
     auto p = payloads_.find(f.epoch);
     RINDLE_CHECK(p != payloads_.end());
-    ++releases_;
-    dirty_ = true;
-    // The client runs a reconcile cycle (and so replays) only for a release carrying ops, or
-    // one that confirms a pending entry (Refresh sees that) — reconcile.cc ApplyRelease.
-    // An empty snapshot removes what its source held.
-    const NormalizedEvent& ev = p->second.second;
-    auto held = sources_.find(p->second.first);
-    if (!ev.ops.empty() || (ev.type == NormalizedEvent::Type::kSnapshot &&
-                            held != sources_.end() && !held->second.rows.empty())) {
-      reconciled_ = true;
-    }
     Apply(p->second.first, p->second.second);
     payloads_.erase(p);
+    ++releases_;
+    dirty_ = true;
+    released = true;
   }
   for (auto& [qid, s] : sources_) {
     if (s.current) s.cut = Cut{boot_, gate_.applied_cv()};
   }
+  if (!released) return;
+  bool retired = false;  // the release confirmed a live pending entry (seed 002 §7.1)
+  for (auto it = sent_.upper_bound(lmid_before); it != sent_.upper_bound(lmid_); ++it) {
+    retired = retired || !it->second.dead;
+  }
+  NoteCycle(retired);
+}
+
+void ClientModel::NoteCycle(bool pending_shrank) {
+  PlainTables before = std::move(synced_);
+  RebuildSynced();
+  if (!pending_shrank && PlainTablesEqual(before, synced_)) return;
+  // The client's reconcile cycle re-derives head as sync ⊕ replay in replay order: from here the
+  // order entries were applied in is the replay order (§4.2 window closed). A later flush can
+  // still move a window ahead of an older one in replay order: the stamps keep the cycle's order.
+  ++cycles_;
+  reconciled_ = true;  // the next Refresh's replays are the cycle's: they count (tables, dead)
+  for (auto& [mid, e] : sent_) e.first_applied = e.last_applied = ++applied_;
+  for (auto& [mid, at] : invoked_) at = ++applied_;  // invoked, not yet fed to Sent: larger mids
+  for (Entry& w : windows_) w.first_applied = w.last_applied = ++applied_;
+}
+
+std::optional<std::pair<const ClientModel::Entry*, const ClientModel::Entry*>>
+ClientModel::OutOfOrderPair() const {
+  const std::vector<const Entry*> order = Pending();
+  for (size_t i = 0; i < order.size(); ++i) {
+    for (size_t j = i + 1; j < order.size(); ++j) {
+      // Head holds every application since the cycle: one of i after one of j is out of order.
+      if (order[i]->last_applied <= order[j]->first_applied) continue;
+      for (const std::string& t : order[i]->touched) {
+        if (order[j]->touched.contains(t)) return std::make_pair(order[i], order[j]);
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 bool ClientModel::InCoverageChange() const {
@@ -167,12 +208,9 @@ bool ClientModel::InCoverageChange() const {
 void ClientModel::DropSource(int64_t qid) {
   gate_.Forget(qid);
   Prune();
-  auto it = sources_.find(qid);
-  if (it == sources_.end()) return;
-  // Its rows leave by a GC cycle (a replay) only when it held some.
-  if (!it->second.rows.empty()) reconciled_ = true;
-  sources_.erase(it);
+  if (sources_.erase(qid) == 0) return;
   dirty_ = true;
+  NoteCycle(false);  // the client GCs the sub's rows through a cycle (seed 002 CRIT#2)
 }
 
 void ClientModel::Prune() {
@@ -293,7 +331,7 @@ void ClientModel::RebuildSynced() {
 
 // --- the client's writes ---------------------------------------------------------------------
 
-void ClientModel::Invoked(int64_t mid) { invoked_.insert(mid); }
+void ClientModel::Invoked(int64_t mid) { invoked_[mid] = ++applied_; }
 
 void ClientModel::FoldInvoked(const std::string& fold_key, const nlohmann::json& args) {
   dirty_ = true;
@@ -304,23 +342,31 @@ void ClientModel::FoldInvoked(const std::string& fold_key, const nlohmann::json&
       w.args = args;
       w.tables.clear();
       w.fresh = true;
+      w.last_applied = ++applied_;  // head keeps the earlier applications too
       return;
     }
   }
-  windows_.push_back(Entry{std::nullopt, fold_key, FoldName(fold_key), args, {}, false});
+  windows_.push_back(Entry{std::nullopt, fold_key, FoldName(fold_key), args, {}, false, {}, 0, 0});
+  windows_.back().first_applied = windows_.back().last_applied = ++applied_;
 }
 
 void ClientModel::Sent(const MutationEnvelope& e) {
   if (e.mid <= last_sent_) return;
   last_sent_ = e.mid;
   dirty_ = true;
-  Entry entry{e.mid, "", e.name, e.args, {}, false};
-  if (!invoked_.contains(e.mid)) {
+  Entry entry{e.mid, "", e.name, e.args, {}, false, {}, 0, 0};
+  if (auto inv = invoked_.find(e.mid); inv != invoked_.end()) {
+    entry.first_applied = entry.last_applied = inv->second;
+  } else {
     // A fold flush: it closes the oldest open window of that mutator with these args.
     for (auto it = windows_.begin(); it != windows_.end(); ++it) {
       if (it->name == e.name && it->args == e.args) {
         entry.fold_key = it->fold_key;
         entry.tables = it->tables;
+        entry.touched = it->touched;
+        // A flush ships it; head keeps it where it was applied.
+        entry.first_applied = it->first_applied;
+        entry.last_applied = it->last_applied;
         entry.dead = it->dead;
         entry.fresh = it->fresh;  // the flush ships the window's prediction; no re-run
         windows_.erase(it);
@@ -344,9 +390,7 @@ std::vector<const ClientModel::Entry*> ClientModel::Pending() const {
 }
 
 absl::Status ClientModel::Refresh(const std::map<std::string, Mutator>& mutators) {
-  // Confirmed entries are gone for good (the watermark never moves back); dropping one is a
-  // reconcile of its own.
-  if (sent_.begin() != sent_.upper_bound(lmid_)) reconciled_ = true;
+  // Confirmed entries are gone for good (the watermark never moves back).
   sent_.erase(sent_.begin(), sent_.upper_bound(lmid_));
   if (!dirty_) return absl::OkStatus();
   dirty_ = false;
@@ -383,6 +427,7 @@ absl::Status ClientModel::Refresh(const std::map<std::string, Mutator>& mutators
       if (counts) e->dead = true;  // seed 002: a replay that fails on the new base is dropped
       continue;
     }
+    e->touched.insert(rec.touched().begin(), rec.touched().end());
     tx.Commit();
     if (counts) e->tables.insert(rec.tables().begin(), rec.tables().end());
   }

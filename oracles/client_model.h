@@ -29,12 +29,19 @@
 // Expected head: the synced store with the client mutators replayed over it for the expected
 // pending, each in one PlainMutationTx (a failing one writes nothing). Each entry's touched
 // tables are the union (never shrinking, as seed 002's write sets) of the tables written by its
-// first run and by the replays the client itself makes: a reconcile cycle, which runs for a
-// release carrying ops, a confirmation that retires a pending entry, or a dropped source that
-// held rows (its GC cycle). A Refresh for a new invoke alone re-runs the older
-// entries only to build head; the client does not re-invoke them then, so their tables and
-// deadness stay — inside the §4.2 reorder window (a write that overtook an open fold) the
-// canonical-order re-run may write tables the client's entry never wrote.
+// first run and by the replays the client itself makes in a reconcile cycle (see below). A
+// Refresh for a new invoke alone re-runs the older entries only to build head; the client does
+// not re-invoke them then, so their tables and deadness stay — inside the §4.2 reorder window
+// (a write that overtook an open fold) the canonical-order re-run may write tables the
+// client's entry never wrote (seed 238).
+// tables are the union (never shrinking, as seed 002's write sets) of the tables its successful
+// replays wrote to.
+// Reorder window (seed 002 §4.2): each entry carries the stamps of the harness's first and last
+// invoke of it (a normal Invoke, folded invokes; a flush keeps its window's), reset to 0 whenever
+// the model sees the client's reconcile cycle (a release that changed synced or retired a live
+// entry, a dropped source). Two live entries touching a common table (read, probed or written
+// by their replays) where one applied after the other although it replays first mean head holds
+// them applied out of replay order, which the seed accepts until the next cycle (InReorderWindow).
 // Errors: Refresh returns InvalidArgument for an unregistered mutator or a synced row the plain
 // store rejects. A folded invoke into an open window starts its touched tables over (the collapse
 // re-runs the prediction with the new args). Source: seed 002 §1.3, §4.1, §4.2, §5.1, lmid-as-data; SPEC §4.3.
@@ -77,6 +84,13 @@ class ClientModel {
     nlohmann::json args;
     std::set<std::string> tables;  // tables its replays wrote (union, never shrinks)
     bool dead = false;
+    // Every table its replays read, probed or wrote (union, never shrinks): what an entry
+    // applied out of replay order can interact with it through.
+    std::set<std::string> touched;
+    // When the harness first and last applied it on head since the last cycle (invoke stamps; a
+    // folded invoke re-applies on top of the earlier ones; 0: applied by the cycle).
+    int64_t first_applied = 0;
+    int64_t last_applied = 0;
     // Not yet run by a Refresh: its first run stands for the client's invoke (or the fold's
     // re-invocation) and counts toward `tables`.
     bool fresh = true;
@@ -133,6 +147,18 @@ class ClientModel {
   int64_t releases() const { return releases_; }
   // Whether some source is inside the coverage-change window (Source::coverage_changed).
   bool InCoverageChange() const;
+  // Whether head may legitimately differ from synced ⊕ replay (seed 002 §4.2 "the read-dependent
+  // reorder snap"): since the client's last reconcile cycle, two live pending entries that touch
+  // a common table were applied on head in an order other than replay order — a normal write
+  // overtaking an open fold window, a window re-invoked after a later-created one, a window
+  // flushed (it now replays with its mid) ahead of an older open one. Decided from the
+  // harness's invoke record alone; the window closes at the next cycle.
+  bool InReorderWindow() const { return OutOfOrderPair().has_value(); }
+  // The first such pair (earlier in replay order, later applied), for reports.
+  std::optional<std::pair<const Entry*, const Entry*>> OutOfOrderPair() const;
+  // The reconcile cycles the model saw (a release that changed synced or retired a live entry;
+  // a dropped source whose rows left).
+  int64_t cycles() const { return cycles_; }
 
  private:
   void Apply(int64_t qid, const NormalizedEvent& ev);
@@ -143,6 +169,8 @@ class ClientModel {
   void Put(Source& s, const std::string& table, const RowValues& row);
   void Erase(Source& s, const std::string& table, const RowValues& row);
   void FreezeAll(const char* why);
+  // A release or GC happened: when synced changed or pending shrank the client runs a cycle.
+  void NoteCycle(bool pending_shrank);
   void RebuildSynced();
   void Prune();
 
@@ -156,7 +184,9 @@ class ClientModel {
   int64_t lmid_ = 0;
   int64_t releases_ = 0;
   std::map<int64_t, Source> sources_;
-  std::set<int64_t> invoked_;
+  std::map<int64_t, int64_t> invoked_;  // normal invokes not yet sent: mid → applied stamp
+  int64_t applied_ = 0;                 // the last applied stamp dealt
+  int64_t cycles_ = 0;
   int64_t last_sent_ = 0;
   std::map<int64_t, Entry> sent_;  // by mid
   std::vector<Entry> windows_;     // open fold windows, creation order

@@ -147,6 +147,41 @@ TEST_F(ClientModelTest, OpenFoldWindowsReplayAfterSentAndCloseOnTheirFlush) {
   EXPECT_EQ(HeadN("i1"), 1);
 }
 
+TEST_F(ClientModelTest, AWriteOvertakingAnInteractingFoldOpensTheReorderWindowUntilACycle) {
+  model_.Data(1, Snapshot(1, {Issue("i1", "a", 0)}));
+  model_.Progress(1);
+  model_.FoldInvoked(std::string("bump\0k", 6), {{"id", "i1"}});
+  Refresh();
+  EXPECT_FALSE(model_.InReorderWindow());
+  // A normal write on the same table: applied after the window, replayed before it (its mid).
+  model_.Invoked(1);
+  model_.Sent(MutationEnvelope{"c0", 1, "bump", {{"id", "i1"}}});
+  Refresh();
+  EXPECT_TRUE(model_.InReorderWindow());
+  // A release that changes nothing runs no cycle: still open.
+  NormalizedEvent empty;
+  empty.type = NormalizedEvent::Type::kBatch;
+  empty.cv = 2;
+  model_.Data(1, empty);
+  model_.Progress(2);
+  Refresh();
+  EXPECT_TRUE(model_.InReorderWindow());
+  const int64_t cycles = model_.cycles();
+  // Server data that changes synced: the cycle re-applies everything in replay order.
+  NormalizedEvent b = empty;
+  b.cv = 3;
+  b.ops.push_back(RowOp{RowOp::Kind::kEdit, "issue", Issue("i1", "b", 0), Issue("i1", "a", 0)});
+  model_.Data(1, b);
+  model_.Progress(3);
+  Refresh();
+  EXPECT_EQ(model_.cycles(), cycles + 1);
+  EXPECT_FALSE(model_.InReorderWindow());
+  // Re-invoking the (older-created) window after the cycle keeps replay order: still closed.
+  model_.FoldInvoked(std::string("bump\0k", 6), {{"id", "i1"}});
+  Refresh();
+  EXPECT_FALSE(model_.InReorderWindow());
+}
+
 TEST_F(ClientModelTest, AFailingReplayIsDeadAndAWriteThatFindsNothingTouchesNoTable) {
   model_.Data(1, Snapshot(1, {Issue("i1", "a", 0)}));
   model_.Progress(1);

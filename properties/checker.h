@@ -40,7 +40,7 @@ class PropertyFamily {
 // Health counters (not part of the trace digest): for each property a family is registered
 // with, `check.<property>.checked` counts the steps (and the quiescence check) in which the
 // checker ran the family for it, `check.<property>.skipped` the steps in which the family
-// skipped it (a `check.*_skip` counter rose while it ran, e.g. check.head_reordered_skip).
+// skipped it (a `check.*_skip` counter rose while it ran, e.g. check.model_reorder_window_skip).
 // A property is counted at the steps, at quiescence, or both (`when`).
 enum class CheckedWhen { kSteps, kQuiescence, kBoth };
 

@@ -9,7 +9,9 @@
 //                          view==fresh on every authority subscription (SPEC §4.1, §4.2)
 //   head_sync_pending.cc   head==sync+pending and consistent-view against the client model
 //                          (oracles/client_model.h, fed only by the harness's record), skipped
-//                          inside the accepted §4.2 reorder window (check.head_reordered_skip)
+//                          inside the accepted §4.2 reorder window as the model decides it
+//                          (check.model_reorder_window_skip); head-reorder-report: inside the
+//                          model's window the backend's head_reordered() must be set too
 //   applied_once.cc        applied-once: the released lmid and each data source's rows agree
 //                          with the authority's processed log at the source's cut
 //   gapless_mids.cc        mids: sent 1..n, confirmation watermark monotone, the authority

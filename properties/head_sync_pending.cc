@@ -7,9 +7,12 @@
 //                       the model's expected head (what the user should see; checked first);
 //   head==sync+pending  a dirty client's head tables equal the model's expected head (its synced
 //                       store with the expected pending replayed in order).
-// Skipped only inside the accepted seed 002 §4.2 reorder window (a write overtook an open fold it
-// interacts with; the next reconcile re-derives head and the check resumes), counted as
-// check.head_reordered_skip; and while a re-registration changed a source's column map and its
+// Skipped only inside the accepted seed 002 §4.2 reorder window as the MODEL decides it from the
+// harness's invoke record (ClientModel::InReorderWindow: entries that interact were applied on
+// head out of replay order since the last reconcile cycle), counted as
+// check.model_reorder_window_skip; the backend's own head_reordered() is only checked against
+// it (head-reorder-report: inside the model's window the backend must report one too; it may
+// report one more often, as its flush rule is conservative); and while a re-registration changed a source's column map and its
 // snapshot has not released (the model does not follow which old cells stay present meanwhile),
 // counted as check.model_coverage_change_skip; and while a source is frozen since a gate overflow
 // (check.model_overflow_window_skip).
@@ -29,6 +32,23 @@ bool InOverflowWindow(const ClientModel& m) {
     if (!s.current && s.frozen_by == "overflow") return true;
   }
   return false;
+}
+
+std::string Describe(const ClientModel::Entry& e) {
+  return StrCat(e.name, e.mid ? StrCat("#", *e.mid) : std::string(" (open fold)"));
+}
+
+// The model's pending entries in replay order with their applied stamps and touched tables.
+std::string PendingOrder(const ClientModel& m) {
+  std::string out;
+  for (const ClientModel::Entry* e : m.Pending()) {
+    out += StrCat(out.empty() ? "" : ", ", Describe(*e), " applied@", e->first_applied, "..",
+                  e->last_applied, " touching {");
+    std::string tables;
+    for (const std::string& t : e->touched) tables += StrCat(tables.empty() ? "" : " ", t);
+    out += tables + "}";
+  }
+  return out;
 }
 
 // The model's sources waiting for a re-registration's snapshot, for the violation message.
@@ -54,8 +74,18 @@ class HeadSyncPending : public PropertyFamily {
     const ClientModel* model = invariants_->Model(c.id, ViewInfosOf(c), *c.sent, &error);
     if (!error.ok()) return Violation{"head==sync+pending", std::string(error.message())};
     if (model == nullptr) return std::nullopt;  // unhealthy: client-health reports it
-    if (b.head_reordered()) {
-      ++(*counters)["check.head_reordered_skip"];
+    if (auto pair = model->OutOfOrderPair()) {
+      ++(*counters)["check.model_reorder_window_skip"];
+      // The backend must know its head may differ from sync ⊕ replay here (it may also say so
+      // more often: its flush rule is conservative).
+      if (!b.head_reordered()) {
+        return Violation{
+            "head-reorder-report",
+            StrCat(c.id, ": the harness applied ", Describe(*pair->first), " after ",
+                   Describe(*pair->second), " although it replays first, and both touch a common "
+                   "table, but the backend reports no §4.2 reorder window (replay order: ",
+                   PendingOrder(*model), ")")};
+      }
       return std::nullopt;
     }
     if (InOverflowWindow(*model)) {

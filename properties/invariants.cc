@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/str_util.h"
+#include "engine/presentation.h"
 #include "oracles/diff.h"
 #include "oracles/fresh_query.h"
 #include "oracles/tree_diff.h"
@@ -30,6 +31,25 @@ MaybeViolation CheckTreeMatchesFresh(const std::string& who, const std::vector<T
   }
   if (TreesEqual(*fresh, tree)) return std::nullopt;
   return Violation{property, StrCat(who, ": ", TreeDiff(*fresh, tree, ast, schema))};
+}
+
+MaybeViolation CheckPresentedMatchesFresh(const std::string& who,
+                                          const std::vector<TreeNode>& tree, const Ast& ast,
+                                          const PlainTables& tables, const Schema& schema,
+                                          const std::string& property) {
+  auto fresh = FreshQuery(ast, tables, schema);
+  if (!fresh.ok()) {
+    return Violation{property, StrCat(who, ": the oracle rejected the query: ",
+                                      fresh.status().message())};
+  }
+  const TableLookup lookup = [&schema](std::string_view table) -> const TableSpec* {
+    auto it = schema.find(std::string(table));
+    return it == schema.end() ? nullptr : &it->second;
+  };
+  const nlohmann::json expected = PresentData(*fresh, ast, lookup);
+  const nlohmann::json actual = PresentData(tree, ast, lookup);
+  if (expected == actual) return std::nullopt;
+  return Violation{property, StrCat(who, " (as presented): ", JsonDiff(expected, actual))};
 }
 
 MaybeViolation CheckFoldedMatchesMaterialized(const std::string& who, const ResultView& view,

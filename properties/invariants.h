@@ -50,6 +50,15 @@ MaybeViolation CheckTreeMatchesFresh(const std::string& who, const std::vector<T
                                      const Ast& ast, const PlainTables& tables,
                                      const Schema& schema, const std::string& property);
 
+// What a user sees of a raw result tree equals what they should see of FreshQuery(ast) over
+// `tables`: both sides go through engine/presentation.h (the shown levels and each level's
+// presented columns, from the AST alone), so a cell no level presents never matters, while a
+// missing or extra row at any shown level (a related child included) always does.
+MaybeViolation CheckPresentedMatchesFresh(const std::string& who,
+                                          const std::vector<TreeNode>& tree, const Ast& ast,
+                                          const PlainTables& tables, const Schema& schema,
+                                          const std::string& property);
+
 // Per (table, pk): which schema columns a client's live subscriptions ship (DaemonAuthority::
 // Coverage). The authority's store as that client can know it under projection: every row in
 // the coverage keeps only its covered cells (the others null, as the client stores an absent

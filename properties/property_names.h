@@ -12,7 +12,7 @@
 
 namespace rindle::props {
 
-inline constexpr std::array<std::string_view, 30> kPropertyNames = {
+inline constexpr std::array<std::string_view, 31> kPropertyNames = {
     "authority-health", "authority-model", "client-health",   "convergence",
     "crash",            "events==view",    "flush-on-enqueue", "fold",
     "fold-wire",        "gapless-mids",    "gate-model",      "head==sync+pending",
@@ -23,6 +23,7 @@ inline constexpr std::array<std::string_view, 30> kPropertyNames = {
     "consistent-view", "applied-once",
     "resend-faithful",
     "no-flicker",       "cv-promise",
+    "head-reorder-report",
 };
 
 inline bool IsKnownPropertyName(std::string_view name) {

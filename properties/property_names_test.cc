@@ -44,6 +44,7 @@ TEST(PropertyNamesTest, EveryReportedNameIsListed) {
 TEST(PropertyNamesTest, KnowsTheFamilies) {
   EXPECT_TRUE(IsKnownPropertyName("view==fresh"));
   EXPECT_TRUE(IsKnownPropertyName("crash"));
+  EXPECT_TRUE(IsKnownPropertyName("head-reorder-report"));
   EXPECT_FALSE(IsKnownPropertyName("view==frsh"));
   EXPECT_FALSE(IsKnownPropertyName(""));
 }

@@ -16,7 +16,8 @@ Checker MakeRunChecker(OptimisticInvariants* invariants) {
   // health counters (checker.h); authority.store reports authority-model too (counted once).
   checker.Add(MakeHealth(), {"authority-health", "client-health"});
   checker.Add(MakeViewFresh(), {"events==view", "view==fresh"});
-  checker.Add(MakeHeadSyncPending(invariants), {"consistent-view", "head==sync+pending"});
+  checker.Add(MakeHeadSyncPending(invariants),
+              {"consistent-view", "head==sync+pending", "head-reorder-report"});
   checker.Add(MakeAppliedOnce(invariants), {"applied-once"});
   checker.Add(std::move(authority.replay), {"authority-model"}, CheckedWhen::kQuiescence);
   checker.Add(MakeGaplessMids(), {"gapless-mids"}, CheckedWhen::kBoth);

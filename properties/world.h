@@ -34,7 +34,7 @@
 
 namespace rindle::props {
 
-// The run's counters (name → count); properties bump e.g. check.head_reordered_skip.
+// The run's counters (name → count); properties bump e.g. check.model_reorder_window_skip.
 using StepCounters = std::map<std::string, int64_t>;
 
 // One simulated client as the properties see it.
