@@ -168,6 +168,12 @@ bool FrameFaults::Hold(const std::string& client, ClientFaults& st, const Server
     st.stalled = false;
     return false;
   }
+  if (frame.kind == ServerFrame::Kind::kWelcome) {
+    // A welcome on the stalled epoch (the stall was armed between a connect and its welcome):
+    // nothing is held across a session start — resume, then it goes as without a stall.
+    Resume(client, st);
+    return false;
+  }
   const NormalizedEvent::Type type = frame.event.type;
   const bool overtaker =
       frame.kind == ServerFrame::Kind::kData && frame.qid != kLmidQid &&
@@ -196,8 +202,8 @@ int64_t FrameFaults::ReleaseBehind(const std::string& client, ClientFaults& st, 
   NamedRows passed_rows;
   int64_t passed = 0, coalesced = 0;
   for (const ClientFaults::Held& h : st.held) {
-    if (h.frame.kind != ServerFrame::Kind::kData) {
-      ++coalesced;  // a progress (a welcome never waits: it comes on a new link epoch)
+    if (h.frame.kind == ServerFrame::Kind::kProgress) {
+      ++coalesced;  // a welcome never waits (Hold resumes at one)
       continue;
     }
     Record(st, client, Ordered(client, h.frame, h.deliver), h.frame);

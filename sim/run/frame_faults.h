@@ -25,7 +25,8 @@
 //     progress, sent right after its snapshot with a cv above every held frame, supersedes them)
 //     — so one progress releases the snapshot together with older batches of other queries that
 //     arrived after it: the reorder the (cv, arrival) release must undo. A stall that meets a
-//     held frame of the hello's own query, lasts kMaxStallMs, or reaches Heal() resumes instead:
+//     held frame of the hello's own query or a welcome, lasts kMaxStallMs, or reaches Heal()
+//     resumes instead:
 //     every held frame, progress included, goes out in order; a link break loses them.
 // Every copy is tagged ServerFrame::redelivered. Counters: fault.stale_redelivered_frames,
 // fault.frame_duplicated, fault.progress_duplicated, fault.frames_overtaken (frames of other
