@@ -69,6 +69,10 @@ std::vector<GateModel::Frame> GateModel::Release(int64_t cv_min) {
   std::vector<Frame> keep;
   for (const Frame& f : buffer_) (f.cv <= cv_min ? released : keep).push_back(f);
   buffer_ = std::move(keep);
+  // Seed 002 §5.1: (cv, arrival) order — a snapshot that overtook an older batch of another
+  // query must not be undone by it. The buffer is in arrival order, so a stable sort by cv.
+  std::stable_sort(released.begin(), released.end(),
+                   [](const Frame& a, const Frame& b) { return a.cv < b.cv; });
   applied_cv_ = std::max(applied_cv_, cv_min);
   return released;
 }

@@ -10,7 +10,9 @@
 //   * buffering a frame past `cap` frames overflows: the buffer is cleared (the client
 //     re-subscribes; what that means is the caller's);
 //   * a hello for a qid (or an unsubscribe) drops that qid's buffered frames;
-//   * progress at cvMin releases every buffered frame with cv ≤ cvMin (arrival order) and raises
+//   * progress at cvMin releases every buffered frame with cv ≤ cvMin in (cv, arrival) order
+//     (seed 002 §5.1: a snapshot that overtook an older batch of another query applies after
+//     it) and raises
 //     appliedCv to max(appliedCv, cvMin);
 //   * a restart (a new boot id) clears the buffer and resets appliedCv to 0 (and any fence);
 //   * a reconnect (DropAll) drops every buffered frame, appliedCv stays (the old connection's
@@ -55,7 +57,7 @@ class GateModel {
   size_t DropAll();
   void BeginFence(std::set<int64_t> qids);
   bool fenced() const { return fenced_; }
-  // Releases the frames with cv ≤ cv_min, in arrival order. `cv_min` may be below appliedCv
+  // Releases the frames with cv ≤ cv_min, in (cv, arrival) order. `cv_min` may be below appliedCv
   // (appliedCv never moves back).
   std::vector<Frame> Release(int64_t cv_min);
   // The authority restarted: empty buffer, appliedCv 0.

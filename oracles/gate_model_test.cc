@@ -1,6 +1,8 @@
 // gate_model_test.cc — the naive gate model's rules (gate_model.h).
 #include "oracles/gate_model.h"
 
+#include <vector>
+
 #include <gtest/gtest.h>
 
 namespace rindle {
@@ -24,7 +26,7 @@ TEST(GateModelTest, OverflowPastTheCapClearsTheBuffer) {
   EXPECT_EQ(g.buffered(), 0u);
 }
 
-TEST(GateModelTest, DropRemovesOneQidsFramesAndReleaseKeepsArrivalOrder) {
+TEST(GateModelTest, DropRemovesOneQidsFrames) {
   GateModel g(8);
   g.Push({1, 4, false, 0});
   g.Push({2, 2, false, 0});
@@ -33,8 +35,24 @@ TEST(GateModelTest, DropRemovesOneQidsFramesAndReleaseKeepsArrivalOrder) {
   EXPECT_EQ(g.Drop(2), 2u);
   const auto released = g.Release(4);
   ASSERT_EQ(released.size(), 2u);
-  EXPECT_EQ(released[0].cv, 4);
-  EXPECT_EQ(released[1].cv, 3);
+  EXPECT_EQ(released[0].qid, 1);
+  EXPECT_EQ(released[1].qid, 1);
+}
+
+// Seed 002 §5.1: a release is in (cv, arrival) order, not arrival order — a snapshot that
+// overtook an older batch of another query (frame_faults.h snapshot_overtake) applies after it.
+// Before: the model released in arrival order and so agreed with mutant 018.
+TEST(GateModelTest, ReleaseIsInCvThenArrivalOrder) {
+  GateModel g(8);
+  g.Push({2, 6, true, 0, 10});   // a snapshot at cv 6 arrives first
+  g.Push({1, 4, false, 0, 11});  // an older batch of another query
+  g.Push({1, 6, false, 0, 12});
+  g.Push({3, 5, false, 0, 13});
+  const auto released = g.Release(6);
+  ASSERT_EQ(released.size(), 4u);
+  std::vector<int64_t> tags;
+  for (const auto& f : released) tags.push_back(f.tag);
+  EXPECT_EQ(tags, (std::vector<int64_t>{11, 13, 10, 12}));  // cv 4, 5, then cv 6 by arrival
 }
 
 TEST(GateModelTest, ReleaseBelowAppliedCvNeverMovesItBackAndResetClearsAll) {

@@ -2,10 +2,36 @@
 #include "sim/run/frame_faults.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "base/check.h"
 
 namespace rindle::sim {
+namespace {
+
+// (table, pk) → column name → value: the rows a frame writes (adds, edits' new rows), named by
+// the columns of its query's hello (the wire pk, else the "id" column, else the first column).
+using NamedRows = std::map<std::pair<std::string, RowValues>, std::map<std::string, Value>>;
+
+void NameRows(const std::vector<WireTable>& tables, const NormalizedEvent& ev, NamedRows& out) {
+  for (const RowOp& op : ev.ops) {
+    if (op.op == RowOp::Kind::kRemove) continue;
+    auto t = std::find_if(tables.begin(), tables.end(),
+                          [&](const WireTable& w) { return w.name == op.table; });
+    if (t == tables.end() || t->columns.size() != op.row.size() || op.row.empty()) continue;
+    std::vector<int> pk = t->primary_key;
+    if (pk.empty()) {
+      auto id = std::find(t->columns.begin(), t->columns.end(), "id");
+      pk.push_back(id == t->columns.end() ? 0 : static_cast<int>(id - t->columns.begin()));
+    }
+    RowValues key;
+    for (int i : pk) key.push_back(op.row[static_cast<size_t>(i)]);
+    auto& cells = out[{op.table, key}];
+    for (size_t i = 0; i < op.row.size(); ++i) cells[t->columns[i]] = op.row[i];
+  }
+}
+
+}  // namespace
 
 FrameFaults::FrameFaults(EventQueue* queue, Network* network,
                          std::map<std::string, int64_t>* counters)
@@ -15,8 +41,23 @@ FrameFaults::FrameFaults(EventQueue* queue, Network* network,
   RINDLE_CHECK(counters_ != nullptr);
 }
 
+void FrameFaults::ArmOvertake(const std::string& client) {
+  ClientFaults& st = state_[client];
+  st.overtake_armed = true;
+  if (st.stalled) return;
+  st.stalled = true;
+  st.stall_epoch = network_->epoch(client);
+  const int64_t id = ++st.stall_id;
+  Count("fault.overtake_stall");
+  queue_->ScheduleAt(queue_->now_ms() + kMaxStallMs, [this, client, id] {
+    ClientFaults& s = state_[client];
+    if (s.stalled && s.stall_id == id) Resume(client, s);
+  });
+}
+
 void FrameFaults::Heal() {
   for (auto& [client, st] : state_) {
+    if (st.stalled) Resume(client, st);
     st.stale_armed = false;
     st.duplicates = 0;
     st.overtake_armed = false;
@@ -55,6 +96,10 @@ void FrameFaults::Send(const std::string& client, const ServerFrame& frame,
   std::erase_if(st.in_flight, [&](const InFlight& r) {
     return r.at < now || r.link_epoch != link_epoch;
   });
+  if (frame.kind == ServerFrame::Kind::kData && frame.event.type == NormalizedEvent::Type::kHello) {
+    st.hello_tables[frame.qid] = frame.event.tables;
+  }
+  if (st.stalled && Hold(client, st, frame, deliver)) return;
   switch (frame.kind) {
     case ServerFrame::Kind::kWelcome:
       return SendWelcome(client, st, frame, deliver);
@@ -114,6 +159,104 @@ void FrameFaults::SendProgress(const std::string& client, ClientFaults& st,
   }
 }
 
+// While stalled: holds `frame` (true), or lets the overtaking hello / snapshot through (false).
+bool FrameFaults::Hold(const std::string& client, ClientFaults& st, const ServerFrame& frame,
+                       const Deliver& deliver) {
+  if (!network_->up(client) || network_->epoch(client) != st.stall_epoch) {
+    if (!st.held.empty()) Count("fault.overtake_stall_lost");
+    st.held.clear();  // the link broke: what it held was lost with it
+    st.stalled = false;
+    return false;
+  }
+  if (frame.kind == ServerFrame::Kind::kWelcome) {
+    // A welcome on the stalled epoch (the stall was armed between a connect and its welcome):
+    // nothing is held across a session start — resume, then it goes as without a stall.
+    Resume(client, st);
+    return false;
+  }
+  const NormalizedEvent::Type type = frame.event.type;
+  const bool overtaker =
+      frame.kind == ServerFrame::Kind::kData && frame.qid != kLmidQid &&
+      ((type == NormalizedEvent::Type::kHello && st.overtake_armed) ||
+       (type == NormalizedEvent::Type::kSnapshot && frame.qid == st.overtake_qid));
+  if (!overtaker) {
+    st.held.push_back({frame, deliver});
+    return true;
+  }
+  // Nothing overtakes a frame of its own query: resume, then the hello goes as without a stall.
+  for (const ClientFaults::Held& h : st.held) {
+    if (h.frame.kind == ServerFrame::Kind::kData && h.frame.qid == frame.qid) {
+      Resume(client, st);
+      return false;
+    }
+  }
+  return false;
+}
+
+// The stall ends behind the overtaking snapshot (arriving at `at`): the held data frames follow
+// it in order; the held progress frames are coalesced into the registration's progress that
+// follows. Returns how many frames of other queries the snapshot passed.
+int64_t FrameFaults::ReleaseBehind(const std::string& client, ClientFaults& st, int64_t at,
+                                   const ServerFrame& snapshot) {
+  network_->HoldClientOrder(client, at);
+  NamedRows passed_rows;
+  int64_t passed = 0, coalesced = 0;
+  for (const ClientFaults::Held& h : st.held) {
+    if (h.frame.kind == ServerFrame::Kind::kProgress) {
+      ++coalesced;  // a welcome never waits (Hold resumes at one)
+      continue;
+    }
+    Record(st, client, Ordered(client, h.frame, h.deliver), h.frame);
+    if (h.frame.qid == snapshot.qid) continue;
+    ++passed;
+    NameRows(st.hello_tables[h.frame.qid], h.frame.event, passed_rows);
+  }
+  st.held.clear();
+  st.stalled = false;
+  Count("fault.progress_coalesced", coalesced);
+  NamedRows snap_rows;
+  NameRows(st.hello_tables[snapshot.qid], snapshot.event, snap_rows);
+  int64_t stale = 0;
+  for (const auto& [key, cells] : snap_rows) {
+    auto it = passed_rows.find(key);
+    if (it == passed_rows.end()) continue;
+    Count("fault.overtake_overlap_rows");
+    for (const auto& [col, value] : it->second) {
+      auto c = cells.find(col);
+      if (c != cells.end() && c->second != value) {
+        ++stale;
+        break;
+      }
+    }
+  }
+  if (stale > 0) {
+    Count("fault.overtake_effective");
+    Count("fault.overtake_stale_rows", stale);
+  }
+  return passed;
+}
+
+// The stall ends without an overtake: every held frame goes out in order (none if the link that
+// carried them broke).
+void FrameFaults::Resume(const std::string& client, ClientFaults& st) {
+  std::vector<ClientFaults::Held> held = std::move(st.held);
+  st.held.clear();
+  st.stalled = false;
+  if (held.empty()) return;
+  if (!network_->up(client) || network_->epoch(client) != st.stall_epoch) {
+    Count("fault.overtake_stall_lost");
+    return;
+  }
+  Count("fault.overtake_stall_resumed");
+  for (const ClientFaults::Held& h : held) {
+    if (h.frame.kind == ServerFrame::Kind::kProgress) {
+      SendProgress(client, st, h.frame, h.deliver);
+    } else {
+      Record(st, client, Ordered(client, h.frame, h.deliver), h.frame);
+    }
+  }
+}
+
 bool FrameFaults::SendOvertaking(const std::string& client, ClientFaults& st,
                                  const ServerFrame& frame, const Deliver& deliver) {
   const NormalizedEvent::Type type = frame.event.type;
@@ -133,7 +276,9 @@ bool FrameFaults::SendOvertaking(const std::string& client, ClientFaults& st,
     if (!r.barrier && r.qid != frame.qid && r.at > at) ++passed;
   }
   Record(st, client, at, frame);
+  if (snapshot && st.stalled) passed += ReleaseBehind(client, st, at, frame);
   Count("fault.frames_overtaken", passed);
+  if (snapshot && passed > 0) Count("fault.overtake_cv_reordered");
   if (hello) {
     st.overtake_armed = false;
     st.overtake_qid = frame.qid;

@@ -18,9 +18,25 @@
 //     (re)subscription's hello + snapshot ahead of batches of OTHER queries already in flight;
 //     one query's frames stay in order and nothing overtakes a welcome or progress frame (cvMin
 //     is a promise about every query). Defense: the gate releases in (cv, arrival) order.
+//     Arming it also STALLS the client's link (a congested multiplexer): every frame sent from
+//     the arming on is held, in send order, until the next data hello (not the lmid query's).
+//     That hello and its snapshot then go first; the held data frames follow them in order and
+//     the held progress frames are coalesced away (progress is a max; the registration's own
+//     progress, sent right after its snapshot with a cv above every held frame, supersedes them)
+//     — so one progress releases the snapshot together with older batches of other queries that
+//     arrived after it: the reorder the (cv, arrival) release must undo. A stall that meets a
+//     held frame of the hello's own query or a welcome, lasts kMaxStallMs, or reaches Heal()
+//     resumes instead:
+//     every held frame, progress included, goes out in order; a link break loses them.
 // Every copy is tagged ServerFrame::redelivered. Counters: fault.stale_redelivered_frames,
 // fault.frame_duplicated, fault.progress_duplicated, fault.frames_overtaken (frames of other
-// queries a snapshot passed) — the harness's own record, never the client's.
+// queries a snapshot passed), fault.overtake_stall / _resumed / _lost (stalls begun, ended
+// without an overtake, lost with the link), fault.overtake_cv_reordered (overtakes that passed
+// an older frame of another query), fault.progress_coalesced, fault.overtake_overlap_rows (rows
+// a passed frame wrote that the snapshot also carries), fault.overtake_effective and
+// fault.overtake_stale_rows (overtakes, rows, where a passed frame's last write of a row the
+// snapshot also carries holds another value in a common column: applied in arrival order the
+// view would show the older value) — the harness's own record, never the client's.
 // Randomness: none (times come from the network and the event queue).
 #pragma once
 
@@ -41,6 +57,7 @@ class FrameFaults {
  public:
   using Deliver = std::function<void(const ServerFrame&)>;
   static constexpr size_t kMaxRedelivered = 4;
+  static constexpr int64_t kMaxStallMs = 1000;
 
   FrameFaults(EventQueue* queue, Network* network, std::map<std::string, int64_t>* counters);
 
@@ -48,7 +65,8 @@ class FrameFaults {
   void ArmDuplicate(const std::string& client, int64_t count) {
     state_[client].duplicates += count;
   }
-  void ArmOvertake(const std::string& client) { state_[client].overtake_armed = true; }
+  // Arms the overtake and starts the stall (see above).
+  void ArmOvertake(const std::string& client);
   // Faults off (the liveness phase): disarms every fault; owed copies are dropped.
   void Heal();
 
@@ -79,6 +97,16 @@ class FrameFaults {
     int64_t duplicates = 0;
     bool overtake_armed = false;
     int64_t overtake_qid = -1;  // the hello that overtook: its snapshot overtakes too
+    // The stall: frames held since the arming (send order) on link epoch stall_epoch.
+    struct Held {
+      ServerFrame frame;
+      Deliver deliver;
+    };
+    bool stalled = false;
+    int64_t stall_id = 0;
+    int64_t stall_epoch = 0;
+    std::vector<Held> held;
+    std::map<int64_t, std::vector<WireTable>> hello_tables;  // qid → its last hello's tables
   };
 
   void SendWelcome(const std::string& client, ClientFaults& st, const ServerFrame& frame,
@@ -87,6 +115,11 @@ class FrameFaults {
                     const Deliver& deliver);
   bool SendOvertaking(const std::string& client, ClientFaults& st, const ServerFrame& frame,
                       const Deliver& deliver);
+  bool Hold(const std::string& client, ClientFaults& st, const ServerFrame& frame,
+            const Deliver& deliver);
+  int64_t ReleaseBehind(const std::string& client, ClientFaults& st, int64_t at,
+                        const ServerFrame& snapshot);
+  void Resume(const std::string& client, ClientFaults& st);
   int64_t Ordered(const std::string& client, const ServerFrame& frame, const Deliver& deliver);
   void Record(ClientFaults& st, const std::string& client, int64_t at, const ServerFrame& f);
   static ServerFrame Copy(const ServerFrame& f);

@@ -475,12 +475,38 @@ void PlaceEarlyFaults(const Rng& root, const ScenarioConfig& c, const SwarmDraw&
   }
 }
 
+// A snapshot_overtake arms its client's stall (frame_faults.h) a lead of
+// [overtake_lead_ms_min, max] before one of that client's retains, so the retain's hello comes
+// while the stall holds other queries' batches — at a uniform time it rarely does. Its own
+// stream ("faults/overtake"): the main fault draws are unchanged. A client without a retain keeps
+// its time.
+void PlaceOvertakes(const Rng& root, const ScenarioConfig& c,
+                    const std::vector<ScenarioAction>& actions,
+                    std::vector<ScenarioFault>& faults) {
+  Rng rng = root.Fork("faults/overtake");
+  for (ScenarioFault& f : faults) {
+    if (f.kind != ScenarioFault::Kind::kSnapshotOvertake) continue;
+    std::vector<int64_t> retains;
+    for (const ScenarioAction& a : actions) {
+      if (a.kind == ScenarioAction::Kind::kRetain && a.client == f.client &&
+          a.t_ms <= c.safety_ms) {
+        retains.push_back(a.t_ms);
+      }
+    }
+    if (retains.empty()) continue;
+    const int64_t t = rng.Pick(retains);
+    f.t_ms = std::max<int64_t>(K.fault_earliest_ms,
+                               t - rng.Range(K.overtake_lead_ms_min, K.overtake_lead_ms_max));
+  }
+}
+
 // Step "fault schedule": every kind in the kinds table's draw order, the swarm's count of it;
 // per fault the client, duration and count its row has, then its time. An authority_restart
 // may be moved inside an open fold window. Sorted stably by time.
 std::vector<ScenarioFault> ScheduleFaults(const Rng& root, const ScenarioConfig& c,
                                           const SwarmDraw& swarm,
-                                          const std::vector<FoldWindow>& fold_windows) {
+                                          const std::vector<FoldWindow>& fold_windows,
+                                          const std::vector<ScenarioAction>& actions) {
   Rng fault_rng = root.Fork("faults");
   auto at = [&] { return fault_rng.Range(K.fault_earliest_ms, c.safety_ms); };
   std::vector<ScenarioFault> faults;
@@ -510,10 +536,67 @@ std::vector<ScenarioFault> ScheduleFaults(const Rng& root, const ScenarioConfig&
       faults.push_back(f);
     }
   }
+  PlaceOvertakes(root, c, actions, faults);
   PlaceEarlyFaults(root, c, swarm, faults);
   std::stable_sort(faults.begin(), faults.end(),
                    [](const ScenarioFault& a, const ScenarioFault& b) { return a.t_ms < b.t_ms; });
   return faults;
+}
+
+// A card drag for each snapshot_overtake: another client (the only one, with one client) moves
+// one seed issue through two board columns (setStatus twice, distinct statuses, the second
+// "done" half the time) between the
+// arming and the retain that follows it — so the stall holds a batch that writes the issue, then
+// one where it leaves a status-filtered view, and the retain's snapshot carries its newer status:
+// applied in arrival order instead of (cv, arrival) the view would show the older column (seed
+// 002 §5.1; frame_faults.h counts it as fault.overtake_effective). Its own stream
+// ("workload/card-drags"), so every other draw of a seed is unchanged. None when the swarm
+// turned setStatus off (a disabled mutator stays unused).
+void AddCardDrags(const Rng& root, Scenario& s) {
+  Rng rng = root.Fork("workload/card-drags");
+  const std::vector<std::string>& statuses = FindMutatorArg("setStatus", "status")->values;
+  auto issues = s.seed_rows.find("issue");
+  if (issues == s.seed_rows.end() || issues->second.empty()) return;
+  const nlohmann::json& weights = s.swarm["mutators"];
+  if (!weights.contains("setStatus") || weights["setStatus"].get<int64_t>() == 0) return;
+  std::vector<ScenarioAction> drags;
+  for (const ScenarioFault& f : s.faults) {
+    if (f.kind != ScenarioFault::Kind::kSnapshotOvertake) continue;
+    auto retain = std::find_if(s.actions.begin(), s.actions.end(), [&](const ScenarioAction& a) {
+      return a.kind == ScenarioAction::Kind::kRetain && a.client == f.client && a.t_ms >= f.t_ms;
+    });
+    if (retain == s.actions.end() || retain->t_ms - f.t_ms < 60) continue;
+    const int64_t t1 = rng.Range(f.t_ms, retain->t_ms - 40);
+    const int64_t t2 = rng.Range(t1 + 1, retain->t_ms - 20);
+    const int others = s.config.clients - 1;
+    const int client =
+        others == 0 ? 0
+                    : (f.client + 1 + static_cast<int>(rng.Below(static_cast<uint64_t>(others)))) %
+                          s.config.clients;
+    const RowValues& row = rng.Pick(issues->second);
+    // Half the drags end in "done": many views filter done issues out (status != done, NOT IN).
+    const size_t done = static_cast<size_t>(
+        std::find(statuses.begin(), statuses.end(), "done") - statuses.begin());
+    const size_t second = rng.Chance(1, 2) && done < statuses.size()
+                              ? done
+                              : static_cast<size_t>(rng.Below(statuses.size()));
+    const size_t first = (second + 1 + rng.Below(statuses.size() - 1)) % statuses.size();
+    const std::pair<int64_t, std::string> steps[] = {{t1, statuses[first]},
+                                                     {t2, statuses[second]}};
+    for (const auto& [t, status] : steps) {
+      ScenarioAction a;
+      a.t_ms = t;
+      a.client = client;
+      a.kind = ScenarioAction::Kind::kMutate;
+      a.name = "setStatus";
+      a.args = {{"id", row[0].as_string()}, {"status", status}, {"updatedAt", t}};
+      drags.push_back(std::move(a));
+    }
+  }
+  if (drags.empty()) return;
+  for (ScenarioAction& a : drags) s.actions.push_back(std::move(a));
+  std::stable_sort(s.actions.begin(), s.actions.end(),
+                   [](const ScenarioAction& x, const ScenarioAction& y) { return x.t_ms < y.t_ms; });
 }
 
 }  // namespace
@@ -546,7 +629,8 @@ absl::StatusOr<Scenario> GenerateScenario(uint64_t seed, const GenerateOptions& 
   std::stable_sort(s.actions.begin(), s.actions.end(),
                    [](const ScenarioAction& x, const ScenarioAction& y) { return x.t_ms < y.t_ms; });
 
-  s.faults = ScheduleFaults(root, s.config, swarm, streams.fold_windows());
+  s.faults = ScheduleFaults(root, s.config, swarm, streams.fold_windows(), s.actions);
+  AddCardDrags(root, s);
   return s;
 }
 

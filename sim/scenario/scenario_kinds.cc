@@ -89,7 +89,7 @@ std::vector<FaultKindSpec> BuildFaultKinds() {
        "the client's next data hello and its snapshot overtake batches of other queries in "
        "flight (a per-query multiplexed transport; one query's frames stay in order, "
        "nothing passes a welcome or progress)",
-       R"({"client": 1})", {8, true, 2, 2, 3, 3}},
+       R"({"client": 1})", {8, true, 3, 2, 3, 6}},
   };
 }
 

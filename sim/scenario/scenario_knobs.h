@@ -87,6 +87,10 @@ struct GeneratorKnobs {
   int64_t fault_duration_ms_min = 50;      // partition / starvation windows from here to the
                                            // swarm's partition_ms_max / starvation_ms_max
   int64_t storm_cycles_max_count = 6;      // resubscribe_storm count in [1, max]
+  // A snapshot_overtake is armed this long before one of its client's retains (its stall holds
+  // the batches the retain's snapshot then overtakes; frame_faults.h), when the client has one.
+  int64_t overtake_lead_ms_min = 50;
+  int64_t overtake_lead_ms_max = 800;
 };
 
 // The ranges the swarm draw (swarm.cc, DrawSwarm with swarm on) picks from. Each knob is on

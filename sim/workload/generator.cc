@@ -217,7 +217,7 @@ class Generator {
       }
       return {{"id", id}, {"title", Title()}, {"createdAt", Now()}};
     }
-    if (name == "closeIssue" || name == "unassignIssue") {
+    if (name == "closeIssue" || name == "unassignIssue" || name == "escalateIssue") {
       std::string id = Issue();
       return {{"id", id}, {"updatedAt", Now()}};
     }
@@ -246,7 +246,8 @@ WorkloadMix DefaultWorkloadMix() {
                  {"bumpPriority", 6}, {"editComment", 6}, {"removeTag", 5},
                  {"setOwner", 5},    {"deleteIssue", 3},
                  {"moveComment", 5}, {"reprioritize", 5}, {"duplicateIssue", 4},
-                 {"recreateIssue", 4}, {"closeIssue", 4}, {"unassignIssue", 3}};
+                 {"recreateIssue", 4}, {"closeIssue", 4}, {"unassignIssue", 3},
+                 {"escalateIssue", 4}};
   return mix;
 }
 

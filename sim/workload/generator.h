@@ -72,7 +72,7 @@ struct WorkloadMix {
 // Default weights: addComment 14, setStatus 12, createIssue 10, editTitle 10, addTag 8,
 // setPriority 8, bumpPriority 6, editComment 6, removeTag 5, setOwner 5, deleteIssue 3,
 // moveComment 5, reprioritize 5, duplicateIssue 4, recreateIssue 4, closeIssue 4,
-// unassignIssue 3.
+// unassignIssue 3, escalateIssue 4.
 WorkloadMix DefaultWorkloadMix();
 
 // table → positional rows (schema column order), rows in id order.

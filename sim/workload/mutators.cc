@@ -433,6 +433,48 @@ absl::Status CloseIssue(bool server, MutationTx& tx, const json& j) {
   return absl::OkStatus();
 }
 
+// escalateIssue {id, updatedAt}: a two-step edit of ONE row — raises the priority one step, then
+// re-reads the row (its own write) and raises it again (urgent stays urgent but is written), THEN
+// validates: a done issue cannot be escalated (FailedPrecondition). The validation reads the
+// status after both writes, so the throw depends on the replica's state; the row was written
+// twice before the throw, so a rollback must restore the state before the FIRST write (seed 000
+// §2.1) — undoing in the wrong order leaves the intermediate priority.
+absl::Status EscalateStep(bool server, MutationTx& tx, const std::string& id,
+                          const json& claimed) {
+  ASSIGN_OR_RETURN(std::optional<KeyedRow> row, tx.GetRow("issue", json{{"id", id}}));
+  if (!row) {
+    return absl::NotFoundError(
+        absl::StrCat("mutator escalateIssue: issue \"", id, "\" does not exist"));
+  }
+  const json current = row->contains("priority") ? (*row)["priority"] : json();
+  const std::vector<std::string>& ladder = PriorityLadder();
+  auto it = current.is_string()
+                ? std::find(ladder.begin(), ladder.end(), current.get<std::string>())
+                : ladder.end();
+  if (it == ladder.end()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "mutator escalateIssue: issue \"", id, "\" has priority ", current.dump()));
+  }
+  const std::string next = std::next(it) == ladder.end() ? *it : *std::next(it);
+  ASSIGN_OR_RETURN(json updated_at, Stamp(server, tx, id, claimed));
+  return tx.Update("issue", json{{"id", id}, {"priority", next}, {"updatedAt", updated_at}});
+}
+
+absl::Status EscalateIssue(bool server, MutationTx& tx, const json& j) {
+  Args a("escalateIssue", j);
+  RETURN_IF_ERROR(a.CheckObject());
+  ASSIGN_OR_RETURN(std::string id, a.Id("id"));
+  ASSIGN_OR_RETURN(json claimed, a.Number("updatedAt"));
+  RETURN_IF_ERROR(EscalateStep(server, tx, id, claimed));
+  RETURN_IF_ERROR(EscalateStep(server, tx, id, claimed));
+  ASSIGN_OR_RETURN(std::optional<KeyedRow> row, tx.GetRow("issue", json{{"id", id}}));
+  if (row && row->contains("status") && (*row)["status"] == "done") {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "mutator escalateIssue: issue \"", id, "\" is done (written twice, then thrown)"));
+  }
+  return absl::OkStatus();
+}
+
 // unassignIssue {id, updatedAt}: ownerId := null (the nullable column; schema.h).
 absl::Status UnassignIssue(bool server, MutationTx& tx, const json& j) {
   Args a("unassignIssue", j);
@@ -474,6 +516,9 @@ std::map<std::string, Mutator> MakeMutators(bool server) {
   m["unassignIssue"] = [server](MutationTx& tx, const json& a) {
     return UnassignIssue(server, tx, a);
   };
+  m["escalateIssue"] = [server](MutationTx& tx, const json& a) {
+    return EscalateIssue(server, tx, a);
+  };
   return m;
 }
 
@@ -514,6 +559,7 @@ std::vector<MutatorSignature> MakeSignatures() {
       {"duplicateIssue", {id, Arg("sourceId", T::kId), Arg("createdAt", T::kInt)}},
       {"editComment", {id, Arg("body", T::kString)}},
       {"editTitle", {id, Arg("title", T::kString), updated_at}},
+      {"escalateIssue", {id, updated_at}},
       {"moveComment", {id, Arg("issueId", T::kId)}},
       {"recreateIssue", {id, Arg("title", T::kString), Arg("createdAt", T::kInt)}},
       {"removeTag", {id}},

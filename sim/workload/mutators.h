@@ -39,6 +39,12 @@
 //       throw FailedPrecondition when there are none: a throw after a write (nothing applies;
 //       on the client no mid is consumed, seed 002 invoke; at the authority the mid burns)
 //   unassignIssue {id, updatedAt}           update ownerId to null (nullable, workload_schema.h)
+//   escalateIssue {id, updatedAt}           a two-step edit of one row: bumpPriority's step twice
+//       (each re-reads the row; urgent stays urgent but is written), THEN reads the status and
+//       throws FailedPrecondition when it is "done": a throw after writing one pk twice, so a
+//       rollback must restore the state before the FIRST write (seed 000 §2.1). Absent →
+//       NotFound. Its throw is read-dependent: a replay on a base where another client closed the
+//       issue fails (seed 002: the entry is dropped and its prediction snaps back)
 // Absent targets (the documented choice): the field edits (editTitle, setStatus, setPriority,
 // setOwner, editComment) use `update`, which no-ops when the row is absent — as the app's
 // `tx.mutate.X.update` does — so they stay blind writes (no public read: eligible for folded
@@ -59,8 +65,9 @@
 //   - normalization: titles trimmed with inner whitespace runs collapsed (createIssue, editTitle,
 //     recreateIssue); tag names lower-cased (createIssue, addTag);
 //   - a server-assigned timestamp: editTitle, setStatus, setPriority, setOwner, reprioritize,
-//     closeIssue, unassignIssue write updatedAt = max(claimed, stored) + 1 (the authority's
-//     commit stamp: after the client's claim and the row's last stamp) instead of the claim.
+//     closeIssue, unassignIssue, escalateIssue write updatedAt = max(claimed, stored) + 1 (the
+//     authority's commit stamp: after the client's claim and the row's last stamp) instead of the
+//     claim.
 // Source: SPEC §2.2 (named mutators, MutationTx), §2.3 (server twins); the app's mutators.
 //
 //   std::map<std::string, Mutator> client = ClientMutators();

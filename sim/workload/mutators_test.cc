@@ -3,6 +3,7 @@
 // through the server twins.
 #include "sim/workload/mutators.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -224,7 +225,8 @@ json CreateArgs(const std::string& title) {
 TEST_F(WorkloadMutatorsTest, NamesAreTheAppMutatorsOnBothSides) {
   const std::vector<std::string> expected = {
       "addComment",   "addTag",      "bumpPriority", "closeIssue",    "createIssue",
-      "deleteIssue",  "duplicateIssue", "editComment", "editTitle",   "moveComment",
+      "deleteIssue",  "duplicateIssue", "editComment", "editTitle",   "escalateIssue",
+      "moveComment",
       "recreateIssue", "removeTag",  "reprioritize", "setOwner",      "setPriority",
       "setStatus",    "unassignIssue"};
   EXPECT_EQ(WorkloadMutatorNames(), expected);
@@ -457,8 +459,8 @@ TEST_F(WorkloadMutatorsTest, GeneratedActionsRunThroughServerTwins) {
       // The only InvalidArgument the generator may provoke is the server's blank check.
       EXPECT_THAT(std::string(s.message()), HasSubstr("must not be blank")) << a.ToJson().dump();
     } else {
-      // NotFound: a gone target; FailedPrecondition: closeIssue without comments, a duplicate
-      // tag name; AlreadyExists: recreateIssue onto a live id.
+      // NotFound: a gone target; FailedPrecondition: closeIssue without comments, escalateIssue
+      // of a done issue, a duplicate tag name; AlreadyExists: recreateIssue onto a live id.
       EXPECT_TRUE(s.ok() || s.code() == absl::StatusCode::kNotFound ||
                   s.code() == absl::StatusCode::kFailedPrecondition ||
                   s.code() == absl::StatusCode::kAlreadyExists)
@@ -559,6 +561,31 @@ TEST_F(WorkloadMutatorsTest, CloseIssueThrowsAfterWritingAndNothingApplies) {
     ASSERT_TRUE(Run(server ? ServerMutators() : ClientMutators(), "closeIssue",
                     {{"id", "i001"}, {"updatedAt", 2000}}).ok());
     EXPECT_EQ(tables_["issue"]["i001"]["status"], "done");
+  }
+}
+
+TEST_F(WorkloadMutatorsTest, EscalateWritesTheRowTwiceThenThrowsOnADoneIssue) {
+  for (bool server : {false, true}) {
+    tables_.clear();
+    SetUp();
+    const auto& mutators = server ? ServerMutators() : ClientMutators();
+    std::vector<std::string> log;
+    ASSERT_TRUE(Run(mutators, "escalateIssue", {{"id", "i001"}, {"updatedAt", 2000}}, &log).ok());
+    EXPECT_EQ(tables_["issue"]["i001"]["priority"], "high");  // low → medium → high
+    EXPECT_EQ(std::count(log.begin(), log.end(), "update issue"), 2);
+    EXPECT_EQ(tables_["issue"]["i001"]["updatedAt"], server ? 2002 : 2000);  // stamped per write
+    // urgent stays urgent (still written twice); a done issue throws after both writes.
+    ASSERT_TRUE(Run(mutators, "escalateIssue", {{"id", "i002"}, {"updatedAt", 2000}}).ok());
+    EXPECT_EQ(tables_["issue"]["i002"]["priority"], "urgent");
+    tables_["issue"]["i001"]["status"] = "done";
+    const Tables before = tables_;
+    const absl::Status s =
+        Run(mutators, "escalateIssue", {{"id", "i001"}, {"updatedAt", 3000}}, &log);
+    EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+    EXPECT_EQ(std::count(log.begin(), log.end(), "update issue"), 2);  // wrote twice, then threw
+    EXPECT_EQ(tables_, before);
+    EXPECT_EQ(Run(mutators, "escalateIssue", {{"id", "i-gone"}, {"updatedAt", 1}}).code(),
+              absl::StatusCode::kNotFound);
   }
 }
 

@@ -95,6 +95,11 @@ int64_t Network::SendToClient(const std::string& client, std::string_view source
   return SendOrdered(Key(client, source), /*to_server=*/false, std::move(deliver));
 }
 
+void Network::HoldClientOrder(const std::string& client, int64_t at_ms) {
+  Link& l = links_[Key(client, kDaemonSource)];
+  l.last_to_client_ms = std::max(l.last_to_client_ms, at_ms);
+}
+
 int64_t Network::SendToClientAt(const std::string& client, int64_t at_ms,
                                 std::function<void()> deliver) {
   RINDLE_CHECK(deliver != nullptr);

@@ -65,6 +65,9 @@ class Network {
   // it may overtake). The link's ordering point is unchanged; lost if the link breaks first.
   // Returns the arrival time, or -1 when the link is down.
   int64_t SendToClientAt(const std::string& client, int64_t at_ms, std::function<void()> deliver);
+  // Raises the link's server→client ordering point to at_ms: every later ordered message arrives
+  // at or after it (frame_faults.h: frames a stall held must not be passed by what follows them).
+  void HoldClientOrder(const std::string& client, int64_t at_ms);
 
   // A push request: `deliver` runs at the authority (maybe twice, maybe never); it returns true
   // when the authority acknowledges, and then `ack` runs at the client unless the ack is lost.
