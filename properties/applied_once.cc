@@ -244,6 +244,8 @@ class AppliedOnce : public PropertyFamily {
                                 CutText(*s.cut), ", yet it is pending (released lmid ", lmid,
                                 lmid_state, "): applied twice")};
       }
+      // Re-processed after a rollback: a cut before it holds the forgotten first run's effect.
+      if (!in_data && confirmed && FirstRunInData(recs, it->mid, *s.cut)) continue;
       if (!in_data && confirmed) {
         return Violation{"applied-once",
                          StrCat(client, ": mid ", it->mid, " (", it->name, ") is confirmed (released "
@@ -254,6 +256,14 @@ class AppliedOnce : public PropertyFamily {
       }
     }
     return std::nullopt;
+  }
+
+  // Whether a rollback forgot a run of `mid` at or before `cut` that `cut` still sees.
+  static bool FirstRunInData(const std::vector<Rec>& recs, int64_t mid, const Cut& cut) {
+    for (const Rec& r : recs) {
+      if (r.forgotten_at != 0 && r.mid == mid && r.Counts(cut) && r.at <= cut) return true;
+    }
+    return false;
   }
 
   // When the authority processed nothing after the source's cut, its rows are the replay's.

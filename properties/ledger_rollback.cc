@@ -10,7 +10,7 @@
 namespace rindle::props {
 
 bool RefusedRollback(const World& w, const ClientState& c) {
-  if (!IsLedgerRegression(c.backend->health())) return false;
+  if (c.backend == nullptr || !IsLedgerRegression(c.backend->health())) return false;
   const AuthorityView& a = *w.authority;
   for (size_t i = 0, n = a.forgotten_count(); i < n; ++i) {
     if (a.forgotten(i).client_id == c.id) return true;

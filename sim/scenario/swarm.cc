@@ -97,8 +97,8 @@ void DrawNewerKnobs(Rng& rng, SwarmDraw& d) {
 // its own: the rng's stream is untouched, so every other draw of a seed stays as it was.
 void DrawRollback(const Rng& rng, bool swarm, SwarmDraw& d) {
   Rng r = rng.Fork("authority_rollback");
-  // Listed only when on: a seed without it keeps its swarm record (and digest) unchanged.
-  if (swarm && r.Chance(1, 4)) d.fault_counts["authority_rollback"] = static_cast<int>(r.Range(1, 2));
+  d.fault_counts["authority_rollback"] =
+      swarm && r.Chance(1, 4) ? static_cast<int>(r.Range(1, 2)) : 0;
 }
 
 }  // namespace
