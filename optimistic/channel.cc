@@ -183,6 +183,13 @@ absl::Status Channel::Release(int64_t cv_min, Ledger* ledger,
   for (const auto& f : ready) {
     if (f.qid == kLmidQid) {
       if (absl::Status s = FoldLmidOps(f.ops, ledger); !s.ok()) return s;
+      // A released lmid snapshot without our row says lmid 0 (a restored ledger that never saw
+      // us): folded so a regression below the watermark is refused (ledger.h), not missed.
+      const bool empty = std::none_of(f.ops.begin(), f.ops.end(),
+                                      [](const RowOp& op) { return op.op != RowOp::Kind::kRemove; });
+      if (f.kind == NormalizedEvent::Type::kSnapshot && empty) {
+        if (absl::Status s = ledger->FoldConfirm(key_, 0); !s.ok()) return s;
+      }
       continue;
     }
     const bool snapshot = f.kind == NormalizedEvent::Type::kSnapshot;

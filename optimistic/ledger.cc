@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "base/check.h"
 
@@ -42,6 +43,11 @@ const PendingMutation* Ledger::Find(uint64_t id) const {
   return const_cast<Ledger*>(this)->Find(id);
 }
 
+bool IsLedgerRegression(const absl::Status& s) {
+  return s.code() == absl::StatusCode::kDataLoss &&
+         absl::StrContains(s.message(), kLedgerRegressed);
+}
+
 absl::Status Ledger::FoldConfirm(const std::string& domain, int64_t lmid) {
   auto nm = next_mid_.find(domain);
   RINDLE_CHECK_MSG(nm != next_mid_.end(), "confirm on an unopened domain \"" + domain + "\"");
@@ -60,6 +66,18 @@ absl::Status Ledger::FoldConfirm(const std::string& domain, int64_t lmid) {
     nm->second = lmid + 1;
   }
   int64_t& w = watermark_.at(domain);
+  if (lmid < w) {
+    // An authority restored from an older ledger: it forgot mids it had confirmed. Seed 002 is
+    // silent (it assumes a durable ledger; its foldConfirm max-folds, so the regression is
+    // ignored: the forgotten writes are lost and nextMid runs ahead of the server's sequence,
+    // every later push held forever — a silent divergence). Recovery would need the confirmed
+    // envelopes, which DropConfirmed retired (the seed's resendPending: "Confirmed entries are
+    // already gone"), so the client refuses loudly, as it does for an lmid ahead of its mids.
+    return absl::DataLossError(absl::StrCat(
+        "optimistic backend: ", kLedgerRegressed, ": released lmid ", lmid, " on domain \"",
+        domain, "\" is below the confirmed watermark ", w,
+        " (the authority forgot confirmed mutations)"));
+  }
   w = std::max(w, lmid);
   return absl::OkStatus();
 }

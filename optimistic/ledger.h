@@ -12,7 +12,9 @@
 // FoldConfirm(domain, lmid): an lmid above every issued mid is a fresh session over a client id
 // with history (continue the server's sequence) — unless sent mids of that domain are pending:
 // then two writers share the client id (or state is corrupt) and it returns Internal (the caller
-// poisons health). DropConfirmed() retires every entry with mid ≤ watermark[its domain]; a burnt
+// poisons health). An lmid BELOW the watermark is an authority restored from an older ledger: it
+// returns DataLoss (kLedgerRegressed; the caller poisons health) — see FoldConfirm for why the
+// client refuses rather than recovers. DropConfirmed() retires every entry with mid ≤ watermark[its domain]; a burnt
 // (rejected) mid drops the same way (the release carries no effects for it, so the rewind snaps
 // the prediction back). Erase (a failed re-invocation: the entry is dead) keeps a SENT entry's
 // envelope until its mid is confirmed: the authority processes mids strictly in order, so a dead
@@ -33,6 +35,11 @@
 #include "optimistic/pending.h"
 
 namespace rindle {
+
+// The message prefix of the status FoldConfirm returns for a regressing lmid.
+inline constexpr char kLedgerRegressed[] = "authority ledger regressed";
+// Whether `s` (a backend health, possibly annotated) is that refusal.
+bool IsLedgerRegression(const absl::Status& s);
 
 class Ledger {
  public:

@@ -54,5 +54,24 @@ TEST(LedgerTest, ErasedUnflushedFoldIsNotResent) {
   EXPECT_TRUE(ResendMids(ledger).empty());
 }
 
+// An authority restored from an older ledger: a released lmid below the watermark is refused
+// (DataLoss, recognized by IsLedgerRegression), never max-folded away; the watermark stays.
+TEST(LedgerTest, RegressingLmidIsRefused) {
+  Ledger ledger;
+  ledger.AddDomain(kDaemonSource);
+  const std::string d(kDaemonSource);
+  Sent(ledger, "a");
+  Sent(ledger, "b");
+  ASSERT_TRUE(ledger.FoldConfirm(d, 2).ok());
+  ledger.DropConfirmed();
+  EXPECT_TRUE(ledger.FoldConfirm(d, 2).ok());  // the same lmid again (a fresh session)
+  const absl::Status s = ledger.FoldConfirm(d, 1);
+  EXPECT_TRUE(IsLedgerRegression(s)) << s;
+  EXPECT_NE(s.message().find("released lmid 1"), std::string::npos) << s;
+  EXPECT_TRUE(IsLedgerRegression(ledger.FoldConfirm(d, 0)));  // a snapshot without our row
+  EXPECT_EQ(ledger.watermark().at(d), 2);
+  EXPECT_FALSE(IsLedgerRegression(absl::InternalError(kLedgerRegressed)));
+}
+
 }  // namespace
 }  // namespace rindle

@@ -115,11 +115,26 @@ class AppliedOnce : public PropertyFamily {
     Cut at;
     bool applied = false;
     std::set<RowKey> written;
+    int64_t forgotten_at = 0;  // a rollback at this boot forgot it (0: in the log)
+    // Whether the record is in the authority's history as a cut sees it: a forgotten one only
+    // for cuts before the rollback that forgot it.
+    bool Counts(const Cut& cut) const { return forgotten_at == 0 || cut.boot < forgotten_at; }
   };
 
   // Replays the log records not yet seen through the server twins.
   void Advance(const World& w) {
     const AuthorityView& a = *w.authority;
+    // A rollback: the log lost its tail. The store replays the restored log anew; the forgotten
+    // records still stand at their cuts (a client may have released them before it heard of the
+    // rollback), without rows (their writes are not replayed: the row checks skip them).
+    const bool rolled_back = a.rollbacks() != rollbacks_;
+    if (rolled_back) {
+      rollbacks_ = a.rollbacks();
+      store_.reset();
+      consumed_ = 0;
+      last_ = Cut{};
+      by_client_.clear();
+    }
     if (!store_) {
       store_.emplace(*w.schema);
       for (const auto& [table, rows] : *w.seed_rows) {
@@ -140,6 +155,22 @@ class AppliedOnce : public PropertyFamily {
       }
       by_client_[std::string(p.client_id)].push_back(std::move(rec));
     }
+    if (rolled_back) AddForgotten(a);
+  }
+
+  void AddForgotten(const AuthorityView& a) {
+    for (size_t i = 0, n = a.forgotten_count(); i < n; ++i) {
+      const ProcessedRef f = a.forgotten(i);
+      Rec rec{f.mid, std::string(f.name), Cut{f.boot, f.cv}, f.applied, {}, f.forgotten_at};
+      if (last_ < rec.at) last_ = rec.at;
+      rolled_boot_ = std::max(rolled_boot_, f.forgotten_at);
+      by_client_[std::string(f.client_id)].push_back(std::move(rec));
+    }
+    // Every later record is newer than these: the per-client order by cut holds from here on.
+    for (auto& [client, recs] : by_client_) {
+      std::stable_sort(recs.begin(), recs.end(),
+                       [](const Rec& x, const Rec& y) { return x.at < y.at; });
+    }
   }
 
   // The lmid query's released lmid against the last mid processed at or before its cut.
@@ -152,26 +183,31 @@ class AppliedOnce : public PropertyFamily {
     const int64_t lmid = m.released_lmid();
     // Records are in processing order, so (boot, cv) and a client's mids both increase.
     auto it = recs.rbegin();
-    while (it != recs.rend() && it->at > cut) ++it;
+    while (it != recs.rend() && (it->at > cut || !it->Counts(cut))) ++it;
     const int64_t want = it == recs.rend() ? 0 : it->mid;
-    // A client's mids are processed 1, 2, 3, ... (the daemon's per-client order): mid k is
-    // recs[k - 1].
+    // The newest record of mid k (after a rollback a mid may stand twice: forgotten, re-sent).
+    auto by_mid = [&recs, &cut](int64_t k) -> const Rec* {
+      for (auto r = recs.rbegin(); r != recs.rend(); ++r) {
+        if (r->mid == k && r->Counts(cut)) return &*r;
+      }
+      return nullptr;
+    };
     if (lmid < want) {
-      const Rec& first = recs[static_cast<size_t>(lmid)];
+      const Rec* next = by_mid(lmid + 1);
+      RINDLE_CHECK(next != nullptr);  // mids are processed in order: lmid + 1 ≤ want was
       return Violation{"applied-once",
-                       StrCat(client, ": mid ", first.mid, " (", first.name,
-                              ") was processed at ", CutText(first.at), " ≤ the released cut ",
+                       StrCat(client, ": mid ", next->mid, " (", next->name,
+                              ") was processed at ", CutText(next->at), " ≤ the released cut ",
                               CutText(cut), ", but the released lmid is ", lmid,
                               ": its effect is released and it is still replayed as pending")};
     }
     if (lmid > want) {
-      const bool known = static_cast<size_t>(lmid) <= recs.size();
+      const Rec* known = by_mid(lmid);
       return Violation{"applied-once",
                        StrCat(client, ": the released lmid is ", lmid, " at ", CutText(cut),
                               ", but mid ", lmid,
-                              known ? StrCat(" (", recs[static_cast<size_t>(lmid - 1)].name,
-                                             ") was processed later, at ",
-                                             CutText(recs[static_cast<size_t>(lmid - 1)].at))
+                              known ? StrCat(" (", known->name, ") was processed later, at ",
+                                             CutText(known->at))
                                     : std::string(" was never processed"),
                               ": a confirmed write is missing from the release")};
     }
@@ -190,6 +226,7 @@ class AppliedOnce : public PropertyFamily {
       return nullptr;
     };
     for (auto it = recs.rbegin(); it != recs.rend(); ++it) {
+      if (!it->Counts(*s.cut)) continue;
       const bool in_data = it->at <= *s.cut;
       const bool confirmed = it->mid <= lmid;
       if (confirmed && in_data) break;  // everything earlier is released and confirmed
@@ -207,6 +244,8 @@ class AppliedOnce : public PropertyFamily {
                                 CutText(*s.cut), ", yet it is pending (released lmid ", lmid,
                                 lmid_state, "): applied twice")};
       }
+      // Re-processed after a rollback: a cut before it holds the forgotten first run's effect.
+      if (!in_data && confirmed && FirstRunInData(recs, it->mid, *s.cut)) continue;
       if (!in_data && confirmed) {
         return Violation{"applied-once",
                          StrCat(client, ": mid ", it->mid, " (", it->name, ") is confirmed (released "
@@ -219,10 +258,19 @@ class AppliedOnce : public PropertyFamily {
     return std::nullopt;
   }
 
+  // Whether a rollback forgot a run of `mid` at or before `cut` that `cut` still sees.
+  static bool FirstRunInData(const std::vector<Rec>& recs, int64_t mid, const Cut& cut) {
+    for (const Rec& r : recs) {
+      if (r.forgotten_at != 0 && r.mid == mid && r.Counts(cut) && r.at <= cut) return true;
+    }
+    return false;
+  }
+
   // When the authority processed nothing after the source's cut, its rows are the replay's.
   MaybeViolation CheckRowsAtCut(const World& w, const std::string& client, int64_t qid,
                                 const ClientModel::Source& s, StepCounters* counters) {
-    if (!s.current || *s.cut < last_) return std::nullopt;
+    // The replay is of the restored history: a cut before the last rollback saw another one.
+    if (!s.current || *s.cut < last_ || s.cut->boot < rolled_boot_) return std::nullopt;
     ++(*counters)["check.applied_once.rows_at_cut"];
     for (const auto& [key, cells] : s.rows) {
       auto auth = store_->Get(key.first, key.second);
@@ -244,6 +292,8 @@ class AppliedOnce : public PropertyFamily {
   OptimisticInvariants* invariants_;
   std::optional<PlainStore> store_;
   size_t consumed_ = 0;
+  int64_t rollbacks_ = 0;  // the authority's rollbacks() the replay is of
+  int64_t rolled_boot_ = 0;  // the boot the last rollback restarted the authority under
   Cut last_;  // the (boot, cv) of the last processed record
   std::map<std::string, std::vector<Rec>> by_client_;
 };

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "base/check.h"
+#include "properties/ledger_rollback.h"
 
 namespace rindle::props {
 namespace {
@@ -51,7 +52,7 @@ MaybeViolation Checker::AfterStep(const World& world, StepCounters* counters) {
     if (auto v = f.family->AfterStep(world)) return tally(), v;
   }
   for (const ClientState& c : world.clients) {
-    if (!c.dirty) continue;
+    if (!c.dirty || Refused(world, c)) continue;
     for (size_t i = 0; i < families_.size(); ++i) {
       const int64_t before = SkipTotal(*counters);
       auto v = families_[i].family->AfterStepClient(world, c, counters);
@@ -65,13 +66,22 @@ MaybeViolation Checker::AfterStep(const World& world, StepCounters* counters) {
     }
   }
   for (const ClientState& c : world.clients) {
-    if (!c.local_dirty) continue;
+    if (!c.local_dirty || Refused(world, c)) continue;
     for (auto& f : families_) {
       if (auto v = f.family->AfterStepLocal(world, c)) return tally(), v;
     }
   }
   tally();
   return std::nullopt;
+}
+
+bool Checker::Refused(const World& world, const ClientState& c) {
+  if (refused_.contains(c.id)) return true;
+  if (!RefusedRollback(world, c)) return false;
+  // The named health outcome (ledger_rollback.h): counted once, then the client is out.
+  refused_.insert(c.id);
+  if (counters_ != nullptr) ++(*counters_)["health.refused_authority_rollback"];
+  return true;
 }
 
 MaybeViolation Checker::AtQuiescence(const World& world) {
@@ -82,6 +92,7 @@ MaybeViolation Checker::AtQuiescence(const World& world) {
     }
   }
   for (const ClientState& c : world.clients) {
+    if (Refused(world, c)) continue;
     for (auto& f : families_) {
       if (auto v = f.family->AtQuiescenceClient(world, c)) return v;
     }

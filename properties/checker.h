@@ -14,6 +14,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -60,8 +61,13 @@ class Checker {
     std::vector<std::string> properties;
     CheckedWhen when;
   };
+  // A client that refused an authority rollback the record justifies (ledger_rollback.h): out of
+  // every check from then on.
+  bool Refused(const World& world, const ClientState& c);
+
   std::vector<Entry> families_;
   StepCounters* counters_ = nullptr;
+  std::set<std::string> refused_;
 };
 
 }  // namespace rindle::props

@@ -10,6 +10,8 @@
 // Holds state for one run: the ledger oracle, the highest mid fed to it and the last watermark
 // per client.
 #include <map>
+#include <set>
+#include <utility>
 
 #include "base/source_key.h"
 #include "base/str_util.h"
@@ -80,6 +82,18 @@ class GaplessMids : public PropertyFamily {
   // Runs after the authority-model replay agreed on every fate (families.h order).
   MaybeViolation AtQuiescence(const World& w) override {
     const AuthorityView& a = *w.authority;
+    // A mid an authority rollback forgot and nothing processed again (its client refused the
+    // older ledger) keeps the fate it had: it was processed, and its confirmation was seen.
+    std::set<std::pair<std::string, int64_t>> now;
+    for (size_t i = 0, n = a.processed_count(); i < n; ++i) {
+      now.emplace(std::string(a.processed(i).client_id), a.processed(i).mid);
+    }
+    for (size_t i = 0, n = a.forgotten_count(); i < n; ++i) {
+      const ProcessedRef e = a.forgotten(i);
+      if (now.contains({std::string(e.client_id), e.mid})) continue;
+      ledger_.SetFate(std::string(e.client_id), Domain(), e.mid,
+                      e.applied ? MidFate::kApplied : MidFate::kBurnt, std::string(e.reason));
+    }
     for (size_t i = 0, n = a.processed_count(); i < n; ++i) {
       const ProcessedRef e = a.processed(i);
       ledger_.SetFate(std::string(e.client_id), Domain(), e.mid,

@@ -1,9 +1,12 @@
 // no_lost_writes.cc — no-lost-writes (families.h; SPEC §4): at quiescence no client holds a
-// pending mutation and the authority processed every mid each client issued (1..nextMid-1).
+// pending mutation and the authority processed every mid each client issued (1..nextMid-1); after
+// an authority rollback, every forgotten mid of a client that did not refuse was processed again
+// as it was first sent (ledger_rollback.h).
 #include "properties/no_lost_writes.h"
 
 #include "base/str_util.h"
 #include "properties/families.h"
+#include "properties/ledger_rollback.h"
 
 namespace rindle::props {
 
@@ -38,7 +41,7 @@ class NoLostWrites : public PropertyFamily {
                                                 " but the authority processed through ",
                                                 processed)};
     }
-    return std::nullopt;
+    return CheckRollbackRecovered(w, c);
   }
 };
 

@@ -66,6 +66,7 @@ struct ProcessedRef {
   std::string_view reason;
   int64_t cv = 0;
   int64_t boot = 0;  // the authority boot id it was processed under (cv restarts each boot)
+  int64_t forgotten_at = 0;  // forgotten(): the boot of the rollback that forgot it; else 0
 };
 
 // The authority, read-only. Implemented in sim/ by an adapter over the daemon.
@@ -89,6 +90,12 @@ class AuthorityView {
   virtual int64_t lmid(const std::string& client) const = 0;
   // What the client's live subscriptions ship, per (table, pk) (invariants.h Coverage).
   virtual props::Coverage CoverageOf(const std::string& client) const = 0;
+  // The harness's record of the authority_rollback fault: how many rollbacks happened (a
+  // property replaying the log incrementally starts over when it moves), and every envelope a
+  // rollback forgot (processed, then lost with the newer ledger; no longer in processed()).
+  virtual int64_t rollbacks() const { return 0; }
+  virtual size_t forgotten_count() const { return 0; }
+  virtual ProcessedRef forgotten(size_t) const { return {}; }
 };
 
 struct World {

@@ -50,6 +50,7 @@ struct ProcessedEnvelope {
   int64_t cv = 0;
   WriteSet writes;  // the rows the twin committed (empty when burnt); the trace hashes them
   int64_t boot = 0;  // the boot id it was processed under (cv restarts at 0 each boot)
+  int64_t forgotten_at = 0;  // the boot of the rollback that forgot it (0: still in the log)
 };
 
 class AuthorityEndpoint {

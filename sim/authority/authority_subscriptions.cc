@@ -152,6 +152,13 @@ void AuthoritySubscriptions::CloseAll() {
   RINDLE_CHECK(engine_to_sub_.empty());
 }
 
+void AuthoritySubscriptions::Rebind(Db* store) {
+  RINDLE_CHECK(store != nullptr);
+  RINDLE_CHECK(sessions_.empty());
+  RINDLE_CHECK(engine_to_sub_.empty());
+  store_ = store;
+}
+
 std::vector<std::string> AuthoritySubscriptions::SessionClients() const {
   std::vector<std::string> out;
   for (const auto& [c, s] : sessions_) out.push_back(c);

@@ -103,6 +103,8 @@ class AuthoritySubscriptions {
   void OpenSession(const std::string& client);
   void CloseSession(const std::string& client);
   void CloseAll();
+  // Points at a new store (the authority was restored from a backup); no session may be open.
+  void Rebind(Db* store);
   bool HasSession(const std::string& client) const { return sessions_.contains(client); }
   // The highest progress cvMin sent to `client`'s open session; -1 without a session or before
   // its first progress. A snapshot registered later must carry a cv above it (the cv promise).

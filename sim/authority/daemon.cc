@@ -1,5 +1,8 @@
 #include "sim/authority/daemon.h"
 
+#include <algorithm>
+#include <iterator>
+
 #include "base/check.h"
 #include "base/str_util.h"
 #include "optimistic/tracking_tx.h"
@@ -40,14 +43,18 @@ DaemonAuthority::DaemonAuthority(Schema schema, std::map<std::string, Mutator> t
       subs_(store_.get(), &schema_, std::move(user_of), std::move(sender), counters) {
   RINDLE_CHECK(send_ != nullptr);
   RINDLE_CHECK(counters_ != nullptr);
+  RegisterTables(store_.get());
+}
+
+void DaemonAuthority::RegisterTables(Db* store) {
   RINDLE_CHECK(!schema_.empty());
   // The authority's store is its own truth: no sync baseline to rebase, so its tables are
   // registered untracked.
   for (const auto& [name, spec] : schema_) {
-    auto s = store_->RegisterTable(name, spec, true);
+    auto s = store->RegisterTable(name, spec, true);
     if (!s.ok()) Fail(s);
   }
-  auto s = store_->RegisterTable(kClientMutationsTable, ClientMutationsSpec(), true);
+  auto s = store->RegisterTable(kClientMutationsTable, ClientMutationsSpec(), true);
   if (!s.ok()) Fail(s);
 }
 
@@ -62,6 +69,7 @@ void DaemonAuthority::CheckKnown(const std::string& client) const {
 absl::Status DaemonAuthority::Seed(const std::map<std::string, std::vector<RowValues>>& rows) {
   RINDLE_CHECK(subs_.SessionClients().empty());  // before any client connects
   RINDLE_CHECK_EQ(cv_, 0);
+  seed_rows_ = rows;
   auto tx = store_->Write();
   for (const auto& [table, list] : rows) {
     for (const auto& r : list) {
@@ -210,6 +218,43 @@ void DaemonAuthority::Restart() {
   for (auto& [c, l] : ledgers_) l.held.clear();
   ++boot_id_;
   cv_ = 0;
+}
+
+int64_t DaemonAuthority::RollBack(int64_t forget) {
+  RINDLE_CHECK_GE(forget, int64_t{1});
+  Restart();
+  ++rollbacks_;
+  const size_t n = std::min(log_.size(), static_cast<size_t>(forget));
+  if (n == 0) return 0;
+  const size_t keep = log_.size() - n;
+  for (size_t i = keep; i < log_.size(); ++i) log_[i].forgotten_at = boot_id_;
+  forgotten_.insert(forgotten_.end(), std::make_move_iterator(log_.begin() + keep),
+                    std::make_move_iterator(log_.end()));
+  log_.resize(keep);
+  // The backup: the seed rows, then every kept envelope's commit exactly as it was processed.
+  store_ = std::make_unique<Db>();
+  subs_.Rebind(store_.get());
+  RegisterTables(store_.get());
+  dirty_ = true;
+  ledgers_.clear();
+  auto tx = store_->Write();
+  for (const auto& [table, list] : seed_rows_) {
+    for (const auto& r : list) {
+      if (auto s = tx->Add(table, r); !s.ok()) Fail(s);
+    }
+  }
+  if (auto s = tx->Commit(); !s.ok()) Fail(s.status());
+  for (const ProcessedEnvelope& rec : log_) {
+    const MutationEnvelope e{rec.client_id, rec.mid, rec.name, rec.args};
+    WriteSet writes;
+    auto committed = rec.applied ? RunTwin(e, &writes) : BurnMid(e);
+    if (!committed.ok()) {
+      Fail(absl::InternalError(StrCat("authority: rollback replay of ", rec.client_id, " mid ",
+                                      rec.mid, " failed: ", committed.status().message())));
+    }
+    ledgers_[rec.client_id].lmid = rec.mid;
+  }
+  return static_cast<int64_t>(n);
 }
 
 nlohmann::json FrameToTrace(const ServerFrame& f) {

@@ -15,7 +15,12 @@
 // a batch {cv, ops} with the footprint diff, then every connected client gets progress {cvMin =
 // cv}. Registration sends hello (tables and column names), snapshot {cv, footprint} and progress.
 // Restart: a new boot id, cv back to 0, every session and subscription gone; the store and the
-// ledgers are durable. Source: SPEC §2.3; seed 002 lmid-as-data, §7.5.
+// ledgers are durable. RollBack (the authority_rollback fault): a restart from an OLDER backup of
+// that durable state — the store and every ledger as they were before the last `forget`
+// processed envelopes; the forgotten ones leave log() for forgotten() (so log() is always the
+// history the store is the replay of). Seed 002 assumes durable ledgers and says nothing of an
+// older one; what the client must do then is in optimistic/ledger.h (FoldConfirm).
+// Source: SPEC §2.3; seed 002 lmid-as-data, §7.5.
 //
 // Subscriptions (footprints, projection, epochs, hello/snapshot/batch/progress frames, Coverage)
 // are served by the shared AuthoritySubscriptions (authority_subscriptions.h); this class keeps
@@ -70,6 +75,11 @@ class DaemonAuthority : public AuthorityEndpoint {
   // The push path; returns true when acknowledged (processed now or a duplicate).
   bool HandlePush(const MutationEnvelope& envelope) override;
   void Restart() override;
+  // Restart() from the durable state as it was before the last `forget` (≥ 1) processed
+  // envelopes: the store is rebuilt from the seed rows and a replay of the kept log through the
+  // twins (deterministic: each kept envelope commits as it did), every ledger's lmid goes back
+  // with it. Returns how many envelopes were forgotten (fewer when the log is shorter).
+  int64_t RollBack(int64_t forget);
 
   // How each registration's epoch is shipped (default: always kFull).
   void SetProjectionPolicy(ProjectionPolicy policy) override {
@@ -96,6 +106,9 @@ class DaemonAuthority : public AuthorityEndpoint {
   const Schema& schema() const { return schema_; }
   int64_t lmid(const std::string& client) const override;
   const std::vector<ProcessedEnvelope>& log() const override { return log_; }
+  // Every envelope a RollBack forgot, in processing order; and how many rollbacks happened.
+  const std::vector<ProcessedEnvelope>& forgotten() const { return forgotten_; }
+  int64_t rollbacks() const { return rollbacks_; }
   // Every live subscription view: (client, qid) → engine qid; for view==fresh checks.
   std::vector<std::pair<std::string, int64_t>> Subscriptions() const override {
     return subs_.Subscriptions();
@@ -123,6 +136,8 @@ class DaemonAuthority : public AuthorityEndpoint {
   };
 
   void CheckKnown(const std::string& client) const;
+  // Registers the app tables and the ledger table in a fresh store (failures → health).
+  void RegisterTables(Db* store);
   void Process(const MutationEnvelope& e);
   // Runs the twin of `e` and the ledger row in one transaction; the commit's batches, or why it
   // failed (the transaction is rolled back). `writes` gets the twin's committed rows (cleared
@@ -144,6 +159,9 @@ class DaemonAuthority : public AuthorityEndpoint {
   int64_t cv_ = 0;
   std::map<std::string, Ledger> ledgers_;
   std::vector<ProcessedEnvelope> log_;
+  std::vector<ProcessedEnvelope> forgotten_;  // what rollbacks forgot (the harness's record)
+  int64_t rollbacks_ = 0;
+  std::map<std::string, std::vector<RowValues>> seed_rows_;  // a rollback rebuilds from them
   absl::Status health_;
   const std::set<std::string> no_local_tables_;
   bool dirty_ = true;

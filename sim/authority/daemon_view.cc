@@ -16,4 +16,11 @@ props::ProcessedRef DaemonAuthorityView::processed(size_t i) const {
   return {e.client_id, e.mid, e.name, &e.args, e.applied, e.reason, e.cv, e.boot};
 }
 
+props::ProcessedRef DaemonAuthorityView::forgotten(size_t i) const {
+  const auto& log = daemon_->forgotten();
+  RINDLE_CHECK_LT(i, log.size());
+  const ProcessedEnvelope& e = log[i];
+  return {e.client_id, e.mid, e.name, &e.args, e.applied, e.reason, e.cv, e.boot, e.forgotten_at};
+}
+
 }  // namespace rindle::sim

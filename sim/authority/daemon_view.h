@@ -37,6 +37,9 @@ class DaemonAuthorityView : public props::AuthorityView {
   props::Coverage CoverageOf(const std::string& client) const override {
     return daemon_->Coverage(client);
   }
+  int64_t rollbacks() const override { return daemon_->rollbacks(); }
+  size_t forgotten_count() const override { return daemon_->forgotten().size(); }
+  props::ProcessedRef forgotten(size_t i) const override;
 
  private:
   const DaemonAuthority* daemon_;

@@ -506,5 +506,32 @@ TEST(FoldLocalSimTest, StarvationWithATinyBufferOverflows) {
   EXPECT_GE(Counter(r, "client.overflow"), 1);
 }
 
+// An authority restored from an older ledger that forgot two confirmed mids: the client refuses
+// the regressing lmid (optimistic/ledger.h) and the run reports the named outcome, not a
+// silent divergence (properties/ledger_rollback.h).
+TEST(FoldLocalSimTest, RollbackForgettingConfirmedMidsIsRefused) {
+  Scenario s = BaseScenario();
+  s.actions.push_back(Retain(0, 1, {"issuesPage", {{"limit", 50}}}));
+  for (int k = 0; k < 3; ++k) {
+    ScenarioAction m;
+    m.kind = ScenarioAction::Kind::kMutate;
+    m.t_ms = 200 + 100 * k;
+    m.name = "setStatus";
+    m.args = {{"id", "i00" + std::to_string(1 + k)}, {"status", "done"}, {"updatedAt", m.t_ms}};
+    s.actions.push_back(m);
+  }
+  ScenarioFault rollback;
+  rollback.kind = ScenarioFault::Kind::kAuthorityRollback;
+  rollback.t_ms = 1200;
+  rollback.count = 2;
+  s.faults.push_back(rollback);
+  const RunResult r = RunSorted(s);
+  ASSERT_TRUE(r.ok) << r.property << ": " << r.message;
+  EXPECT_EQ(Counter(r, "fault.authority_rollback"), 1);
+  EXPECT_EQ(Counter(r, "fault.authority_rollback_forgot"), 2);
+  EXPECT_EQ(Counter(r, "client.ledger_regression_refused"), 1);
+  EXPECT_EQ(Counter(r, "health.refused_authority_rollback"), 1);
+}
+
 }  // namespace
 }  // namespace rindle::sim

@@ -13,6 +13,7 @@ TimelineObserver::TimelineObserver(std::vector<std::string> lanes, std::string p
 
 void TimelineObserver::OnStep(const DaemonAuthority& daemon, int64_t now_ms) {
   const auto& log = daemon.log();
+  if (log_seen_ > log.size()) log_seen_ = log.size();  // a rollback forgot the tail
   for (; log_seen_ < log.size(); ++log_seen_) {
     const auto& e = log[log_seen_];
     auto it = invoked_at_.find({e.client_id, e.mid});

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/str_util.h"
+#include "optimistic/ledger.h"
 #include "sim/workload/query_resolution.h"
 #include "sim/workload/queries.h"
 #include "sim/workload/schema.h"
@@ -80,6 +81,7 @@ void SimClient::PushMutation(const MutationEnvelope& envelope) {
     Count("client.resync_resend");  // the backend re-sent a mid (seed 002 §7.5 rule 3)
   }
   TraceLine({{"ev", "push"}, {"mid", envelope.mid}, {"name", envelope.name}});
+  if (refused_) return;  // shut down after a ledger-regression refusal
   unacked_[envelope.mid] = envelope;
   SendPush(envelope.mid, 0);
 }
@@ -238,6 +240,15 @@ void SimClient::SyncBackendCounters() {
       TraceLine({{"ev", "counter"}, {"name", names[i]}, {"value", now}});
     }
     seen = now;
+  }
+  // The backend refused an authority restored from an older ledger (optimistic/ledger.h): the
+  // app shuts the client's push path down (its held mids would be retried forever); the run
+  // reports the refusal (properties/health.cc) instead of a silent divergence.
+  if (!refused_ && IsLedgerRegression(backend_->health())) {
+    refused_ = true;
+    unacked_.clear();
+    Count("client.ledger_regression_refused");
+    TraceLine({{"ev", "refused"}, {"why", std::string(kLedgerRegressed)}});
   }
 }
 

@@ -118,6 +118,9 @@ class SimClient : public OptimisticSource {
   int64_t send_observed() const { return send_observed_; }
   const SimFoldClock& fold_clock() const { return *clock_; }
   size_t unacked() const { return unacked_.size(); }
+  // The backend refused an authority's older ledger (optimistic/ledger.h): shut down, its push
+  // path closed; the runner runs no more of its actions.
+  bool refused() const { return refused_; }
   bool connected() const { return network_->up(client_id_); }
   // True when anything reached this client since the last TakeDirty() (the step checks skip
   // clients whose state cannot have changed).
@@ -157,6 +160,7 @@ class SimClient : public OptimisticSource {
 
   std::map<int64_t, RemoteQuery> registry_;  // what the source has registered upstream
   std::map<int64_t, MutationEnvelope> unacked_;
+  bool refused_ = false;  // the backend refused a regressing ledger: the push path is shut
   std::map<int64_t, MutationEnvelope> sent_;
   std::vector<MutationEnvelope> carried_;
   std::map<int64_t, int64_t> push_generation_;  // mid → sends so far (retry off: the live timer)

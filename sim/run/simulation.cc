@@ -197,6 +197,10 @@ void Simulation::ScheduleScenario() {
 
 void Simulation::Act(const ScenarioAction& action) {
   SimClient* client = clients_[static_cast<size_t>(action.client)].get();
+  if (client->refused()) {  // the app shut it down after a ledger-regression refusal
+    Count("action.refused_client_skip");
+    return;
+  }
   opt_props_->OnLocalAction(client->client_id());  // no-flicker: a local change may follow
   switch (action.kind) {
     case ScenarioAction::Kind::kRetain:
@@ -367,6 +371,8 @@ void Simulation::Inject(const ScenarioFault& fault) {
       Count("fault.snapshot_overtake_armed");
       frame_faults_->ArmOvertake(client()->client_id());
       return;
+    case ScenarioFault::Kind::kAuthorityRollback:
+      return InjectAuthorityRollback(fault.count);
   }
 }
 
@@ -390,10 +396,26 @@ void Simulation::InjectAuthorityRestart() {
   trace_.Add({{"ev", "restart"}, {"t", now}});
   observer_->OnMark("authority", now, "restart", "fault");
   daemon_->Restart();
+  BreakEveryLink();
+}
+
+void Simulation::BreakEveryLink() {
   for (auto& c : clients_) {
     network_->Break(c->client_id());
     c->LinkBroken();
   }
+}
+
+// The authority comes back from an older backup (sim/authority/daemon.h RollBack): a restart
+// whose store and ledgers lack the last `forget` processed envelopes.
+void Simulation::InjectAuthorityRollback(int64_t forget) {
+  const int64_t now = queue_.now_ms();
+  Count("fault.authority_rollback");
+  const int64_t forgot = daemon_->RollBack(forget);
+  counters_["fault.authority_rollback_forgot"] += forgot;
+  trace_.Add({{"ev", "rollback"}, {"t", now}, {"forgot", forgot}});
+  observer_->OnMark("authority", now, StrCat("rollback -", forgot), "fault");
+  BreakEveryLink();
 }
 
 void Simulation::InjectResubscribeStorm(const ScenarioFault& fault) {

@@ -89,6 +89,8 @@ class Simulation {
   void Inject(const ScenarioFault& fault);
   void InjectLinkBreak(SimClient* c);
   void InjectAuthorityRestart();
+  void InjectAuthorityRollback(int64_t forget);
+  void BreakEveryLink();  // a restart drops every client's link
   void InjectResubscribeStorm(const ScenarioFault& fault);
   void InjectProgressStarvation(const ScenarioFault& fault);
   void Heal();

@@ -45,7 +45,12 @@
 //                   epochs' frames are still in flight (a client-side storm; the link stays up) ·
 //                 schema_skew {t, client}: the authority's next data hello to the client lists
 //                   its columns in a skewed order (rows positional against it) — a deploy skew
-//                   the client must refuse (CRIT#4) and re-subscribe past
+//                   the client must refuse (CRIT#4) and re-subscribe past ·
+//                 authority_rollback {t, count}: the authority restarts from an older backup —
+//                   its store and ledgers lack the last `count` processed envelopes (lmid and cv
+//                   go back); a client that had a forgotten mid confirmed refuses
+//                   (optimistic/ledger.h), one that had not re-sends it (properties/
+//                   ledger_rollback.h). The frame faults are in scenario_kinds.cc
 //   swarm       the swarm draw that generated the lists (informational: replay does not use it)
 // The network's per-message randomness (latency jitter, loss, duplication) and the clients'
 // reconnect delays are drawn at run time from the Rng of `seed` — they depend on how many

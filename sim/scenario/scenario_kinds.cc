@@ -90,6 +90,12 @@ std::vector<FaultKindSpec> BuildFaultKinds() {
        "flight (a per-query multiplexed transport; one query's frames stay in order, "
        "nothing passes a welcome or progress)",
        R"({"client": 1})", {8, true, 3, 2, 3, 6}},
+      // Drawn by DrawSwarm from a fork of its own (swarm.cc), so adding it moved no other draw;
+      // the row's columns here are unused.
+      {FK::kAuthorityRollback, "authority_rollback", {{"count", FT::kCount, true}},
+       "the authority restarts from an older backup of its durable state: the store and the "
+       "ledgers as they were before the last `count` processed envelopes (lmid and cv go back)",
+       R"({"count": 2})", {9, true, 0, 0, 1, 0}},
   };
 }
 

@@ -74,13 +74,15 @@ struct ScenarioFault {
     kSchemaSkew,
     kStaleRedelivery,
     kFrameDuplicate,
-    kSnapshotOvertake
+    kSnapshotOvertake,
+    kAuthorityRollback
   };
   int64_t t_ms = 0;
   Kind kind = Kind::kLinkBreak;
   int client = 0;           // every kind with a client field (scenario_kinds.cc)
   int64_t duration_ms = 0;  // kPartition, kProgressStarvation
-  int64_t count = 0;        // kResubscribeStorm: cycles; kFrameDuplicate: frames (1..kMaxStormCount)
+  int64_t count = 0;        // kResubscribeStorm: cycles; kFrameDuplicate: frames;
+                            // kAuthorityRollback: processed envelopes forgotten (1..kMaxStormCount)
 };
 inline constexpr int64_t kMaxStormCount = 50;
 

@@ -43,6 +43,7 @@ void DrawFaultCounts(Rng& rng, bool swarm, bool late, SwarmDraw& d) {
   for (const FaultKindSpec* spec : FaultKindsInDrawOrder()) {
     const FaultSwarmDraw& f = spec->swarm;
     const std::string name(spec->name);
+    if (spec->kind == ScenarioFault::Kind::kAuthorityRollback) continue;  // DrawRollback
     if (!swarm) {
       d.fault_counts[name] = static_cast<int>(rng.Range(0, f.off_count_max));
     } else if (f.late == late) {
@@ -92,12 +93,21 @@ void DrawNewerKnobs(Rng& rng, SwarmDraw& d) {
       MaybeRate(rng, k.restart_in_fold_per_mille_lo, k.restart_in_fold_per_mille_hi);
 }
 
+// authority_rollback: on in 1 of 4 swarm seeds (once or twice), off without swarm. From a fork of
+// its own: the rng's stream is untouched, so every other draw of a seed stays as it was.
+void DrawRollback(const Rng& rng, bool swarm, SwarmDraw& d) {
+  Rng r = rng.Fork("authority_rollback");
+  d.fault_counts["authority_rollback"] =
+      swarm && r.Chance(1, 4) ? static_cast<int>(r.Range(1, 2)) : 0;
+}
+
 }  // namespace
 
 SwarmDraw DrawSwarm(Rng& rng, bool swarm) {
   SwarmDraw d;
   d.swarm = swarm;
   d.mix = DefaultWorkloadMix();
+  DrawRollback(rng, swarm, d);
   if (!swarm) {
     DrawFaultCounts(rng, /*swarm=*/false, /*late=*/false, d);
     return d;
