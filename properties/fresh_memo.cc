@@ -79,6 +79,14 @@ uint64_t HashTable(const PlainTable& t) {
   return h;
 }
 
+// A cheap hash of an AST's top level (only narrows the AstEqual candidates).
+uint64_t AstShapeHash(const Ast& ast) {
+  size_t h = absl::HashOf(ast.table, ast.alias, ast.limit, ast.one, ast.related.size(),
+                          ast.where.has_value(), ast.start.has_value());
+  for (const OrderPart& o : ast.order_by) h = absl::HashOf(h, o.column, o.desc);
+  return h;
+}
+
 }  // namespace
 
 bool AstEqual(const Ast& a, const Ast& b) {
@@ -130,10 +138,12 @@ bool TreesSame(const std::vector<TreeNode>& a, const std::vector<TreeNode>& b) {
 }
 
 FreshMemo::Slot& FreshMemo::SlotFor(const Ast& ast, const Schema& schema) {
-  for (Slot& s : slots_) {
-    if (s.schema == &schema && AstEqual(s.ast, ast)) return s;
+  std::vector<Slot*>& bucket = by_shape_[AstShapeHash(ast)];
+  for (Slot* s : bucket) {
+    if (s->schema == &schema && AstEqual(s->ast, ast)) return *s;
   }
   Slot& s = slots_.emplace_back();
+  bucket.push_back(&s);
   s.ast = ast;
   s.table_names = AstTables(ast);
   s.schema = &schema;

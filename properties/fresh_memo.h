@@ -78,7 +78,8 @@ class FreshMemo {
   // The id of table `name`'s content in `tables` (absent = empty), remembering a new content.
   int64_t IdOf(const PlainTables& tables, const std::string& name);
 
-  std::vector<Slot> slots_;
+  std::deque<Slot> slots_;                          // stable addresses
+  std::map<uint64_t, std::vector<Slot*>> by_shape_;  // AstShapeHash → its slots
   std::map<std::string, std::deque<Content>> contents_;  // most recent first
   int64_t next_id_ = 1;
   const PlainTables* scoped_ = nullptr;  // the open Scope's tables
