@@ -55,9 +55,9 @@ nlohmann::json TreeJson(const TreeNode& n) {
 }
 
 // Rows keyed by the root table's primary key when the rows are full width (else the whole row).
-Rows RowsOf(const std::vector<TreeNode>& tree, const std::string& table, const Schema& schema) {
+Rows RowsOf(const std::vector<TreeNode>& tree, const Ast& ast, const Schema& schema) {
   Rows out;
-  auto spec = schema.find(table);
+  auto spec = schema.find(ast.table);
   for (const TreeNode& n : tree) {
     std::string key;
     if (n.row && spec != schema.end() && n.row->size() == spec->second.columns.size()) {
@@ -148,7 +148,11 @@ class NoFlicker : public PropertyFamily {
     std::string table;  // the AST's root table (all RowsOf reads of the AST)
     std::optional<Rows> rows;
     const Rows& RowsIn(const Schema& schema) {
-      if (!rows) rows = RowsOf(tree, table, schema);
+      if (!rows) {
+        Ast root;  // RowsOf reads only the root table of the AST
+        root.table = table;
+        rows = RowsOf(tree, root, schema);
+      }
       return *rows;
     }
   };
