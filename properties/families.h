@@ -46,14 +46,17 @@
 #include "nlohmann/json.hpp"
 #include "optimistic/inspect.h"
 #include "properties/checker.h"
+#include "properties/fresh_memo.h"
 #include "properties/optimistic_invariants.h"
 
 namespace rindle::props {
 
 std::unique_ptr<PropertyFamily> MakeHealth();
-std::unique_ptr<PropertyFamily> MakeViewFresh();
+// `memo` (optional, shared between the families that ask the fresh-query oracle): fresh_memo.h.
+std::unique_ptr<PropertyFamily> MakeViewFresh(std::shared_ptr<FreshMemo> memo = nullptr);
 // `invariants` (the runner's, feeding the client models) must outlive the families.
-std::unique_ptr<PropertyFamily> MakeHeadSyncPending(OptimisticInvariants* invariants);
+std::unique_ptr<PropertyFamily> MakeHeadSyncPending(OptimisticInvariants* invariants,
+                                                    std::shared_ptr<FreshMemo> memo = nullptr);
 std::unique_ptr<PropertyFamily> MakeAppliedOnce(OptimisticInvariants* invariants);
 // The live views of `c` as the optimistic invariants key them.
 std::map<int64_t, ViewInfo> ViewInfosOf(const ClientState& c);

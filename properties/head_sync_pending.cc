@@ -63,7 +63,8 @@ std::string FrozenSources(const ClientModel& m) {
 
 class HeadSyncPending : public PropertyFamily {
  public:
-  explicit HeadSyncPending(OptimisticInvariants* invariants) : invariants_(invariants) {
+  HeadSyncPending(OptimisticInvariants* invariants, std::shared_ptr<FreshMemo> memo)
+      : invariants_(invariants), memo_(std::move(memo)) {
     RINDLE_CHECK(invariants_ != nullptr);
   }
 
@@ -96,12 +97,13 @@ class HeadSyncPending : public PropertyFamily {
       ++(*counters)["check.model_coverage_change_skip"];
       return std::nullopt;
     }
+    FreshMemo::Scope scope(memo_.get(), model->head());
     for (const auto& [qid, view] : *c.views) {
       const ResultView* v = b.View(qid);
       if (v == nullptr) continue;  // view==fresh reports a missing view
       auto viol = CheckTreeMatchesFresh(StrCat(c.id, " view ", qid, " (", view.first.name, ")"),
                                         v->Tree(), view.second, model->head(), *w.schema,
-                                        "consistent-view");
+                                        "consistent-view", memo_.get());
       if (viol) {
         viol->message += StrCat(" (released lmid ", model->released_lmid(), FrozenSources(*model),
                                 ")");
@@ -122,12 +124,14 @@ class HeadSyncPending : public PropertyFamily {
 
  private:
   OptimisticInvariants* invariants_;
+  std::shared_ptr<FreshMemo> memo_;  // may be null
 };
 
 }  // namespace
 
-std::unique_ptr<PropertyFamily> MakeHeadSyncPending(OptimisticInvariants* invariants) {
-  return std::make_unique<HeadSyncPending>(invariants);
+std::unique_ptr<PropertyFamily> MakeHeadSyncPending(OptimisticInvariants* invariants,
+                                                    std::shared_ptr<FreshMemo> memo) {
+  return std::make_unique<HeadSyncPending>(invariants, std::move(memo));
 }
 
 }  // namespace rindle::props

@@ -7,6 +7,7 @@
 #include "oracles/diff.h"
 #include "oracles/fresh_query.h"
 #include "oracles/tree_diff.h"
+#include "properties/fresh_memo.h"
 
 namespace rindle::props {
 
@@ -23,8 +24,12 @@ PlainTables PlainTablesOf(const Db& db, const Schema& schema, bool sync) {
 
 MaybeViolation CheckTreeMatchesFresh(const std::string& who, const std::vector<TreeNode>& tree,
                                      const Ast& ast, const PlainTables& tables,
-                                     const Schema& schema, const std::string& property) {
-  auto fresh = FreshQuery(ast, tables, schema);
+                                     const Schema& schema, const std::string& property,
+                                     FreshMemo* memo) {
+  absl::StatusOr<std::vector<TreeNode>> computed;
+  if (memo == nullptr) computed = FreshQuery(ast, tables, schema);
+  const absl::StatusOr<std::vector<TreeNode>>& fresh =
+      memo == nullptr ? computed : memo->Query(ast, tables, schema);
   if (!fresh.ok()) {
     return Violation{property, StrCat(who, ": the oracle rejected the query: ",
                                       fresh.status().message())};
@@ -62,8 +67,8 @@ MaybeViolation CheckFoldedMatchesMaterialized(const std::string& who, const Resu
 
 MaybeViolation CheckViewMatchesFresh(const std::string& who, const ResultView& view,
                                      const Ast& ast, const PlainTables& tables,
-                                     const Schema& schema) {
-  return CheckTreeMatchesFresh(who, view.Tree(), ast, tables, schema, "view==fresh");
+                                     const Schema& schema, FreshMemo* memo) {
+  return CheckTreeMatchesFresh(who, view.Tree(), ast, tables, schema, "view==fresh", memo);
 }
 
 PlainTables MaskStore(const PlainTables& store, const Coverage& coverage, bool covered_only) {

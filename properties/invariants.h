@@ -28,6 +28,8 @@
 
 namespace rindle::props {
 
+class FreshMemo;  // fresh_memo.h
+
 struct Violation {
   std::string property;
   std::string message;
@@ -40,15 +42,17 @@ PlainTables PlainTablesOf(const Db& db, const Schema& schema, bool sync);
 // `view` (a folded result) equals FreshQuery(ast) over `tables`.
 MaybeViolation CheckViewMatchesFresh(const std::string& who, const ResultView& view,
                                      const Ast& ast, const PlainTables& tables,
-                                     const Schema& schema);
+                                     const Schema& schema, FreshMemo* memo = nullptr);
 // The folded view equals the engine's materialized result for the same query.
 MaybeViolation CheckFoldedMatchesMaterialized(const std::string& who, const ResultView& view,
                                               const std::vector<TreeNode>& materialized);
 
-// A raw result tree equals FreshQuery(ast) over `tables`.
+// A raw result tree equals FreshQuery(ast) over `tables` (through `memo` when given: the same
+// answer, from memory when an equal question was answered recently).
 MaybeViolation CheckTreeMatchesFresh(const std::string& who, const std::vector<TreeNode>& tree,
                                      const Ast& ast, const PlainTables& tables,
-                                     const Schema& schema, const std::string& property);
+                                     const Schema& schema, const std::string& property,
+                                     FreshMemo* memo = nullptr);
 
 // What a user sees of a raw result tree equals what they should see of FreshQuery(ast) over
 // `tables`: both sides go through engine/presentation.h (the shown levels and each level's

@@ -1,8 +1,10 @@
 // no_flicker.cc — the `no-flicker` property (families.h; issue 11 "per-step checks of what a user
 // sees"; seed 002 computeRelease: "confirmation and data of the same commit share a cv, so they
 // release together"). Holds state: per client, every live remote view's rows as of the previous
-// step (row key → the row with its related children, serialized) and the highest mid the
-// released lmid frames confirmed so far.
+// step (its result tree, and — made only when the tree changed — row key → the row with its
+// related children, serialized) and the highest mid the released lmid frames confirmed so far.
+// A view whose tree is cell-exact the same as the previous step's (fresh_memo.h TreesSame) has
+// the same rows, so it is not serialized again; a changed one is compared row by row as always.
 //
 // After every step, per dirty client, per live remote view that existed in the previous step: a
 // row that disappeared or changed value must be explained by a change the harness can name —
@@ -46,6 +48,7 @@
 #include "base/str_util.h"
 #include "oracles/fresh_query.h"
 #include "properties/families.h"
+#include "properties/fresh_memo.h"
 
 namespace rindle::props {
 namespace {
@@ -103,15 +106,21 @@ class NoFlicker : public PropertyFamily {
     const StepRecord& step = inv_->Step(c.id);
     const bool burnt = ConfirmsBurnt(w, c.id, step, &s);
     const std::set<std::string> died = DiedTables(c, &s);
-    std::map<int64_t, Rows> now;
+    std::map<int64_t, Seen> now;
     for (const auto& [qid, view] : *c.views) {
       const ResultView* v = b.View(qid);
       if (v == nullptr) continue;  // view==fresh reports it
-      Rows rows = RowsOf(v->Tree(), view.second, *w.client_schema);
+      Seen seen{v->Tree(), view.second.table, std::nullopt};
       auto prev = s.views.find(qid);
+      if (prev != s.views.end() && prev->second.table == seen.table &&
+          TreesSame(prev->second.tree, seen.tree)) {
+        now[qid] = std::move(prev->second);  // same tree, same rows: nothing lost
+        continue;
+      }
+      const Rows& rows = seen.RowsIn(*w.client_schema);
       if (prev == s.views.end()) {
         ++(*counters)["check.no_flicker.view_opened"];
-      } else if (auto lost = Lost(prev->second, rows)) {
+      } else if (auto lost = Lost(prev->second.RowsIn(*w.client_schema), rows)) {
         ++(*counters)["check.no_flicker.changed_rows"];
         // Exemptions, in order (each counted): see the header.
         if (step.local_actions > 0) {
@@ -122,7 +131,7 @@ class NoFlicker : public PropertyFamily {
           ++(*counters)["check.no_flicker.burnt_exempt"];
         } else if (CommitShippedNothing(c.id, step)) {
           ++(*counters)["check.no_flicker.unshipped_exempt"];
-        } else if (SnapsToModel(w, c, view.second, prev->second, rows, step)) {
+        } else if (SnapsToModel(w, c, view.second, prev->second.RowsIn(*w.client_schema), rows, step)) {
           ++(*counters)["check.no_flicker.reorder_snap_exempt"];
         } else if (!inv_->Hydrated(c.id, view.first.Key())) {
           // Not yet complete (its sub released no snapshot: shadow gate): its rows are the
@@ -135,22 +144,36 @@ class NoFlicker : public PropertyFamily {
           return Violation{
               "no-flicker",
               StrCat(c.id, " view ", qid, " (", view.first.name, "): row ", *lost, " was ",
-                     prev->second.at(*lost), " and is now ",
+                     prev->second.RowsIn(*w.client_schema).at(*lost), " and is now ",
                      rows.contains(*lost) ? rows.at(*lost) : std::string("gone"),
                      " with no local action and no data frame for the view released this step "
                      "(released: ",
                      Released(step), ")")};
         }
       }
-      now[qid] = std::move(rows);
+      now[qid] = std::move(seen);
     }
     s.views = std::move(now);
     return std::nullopt;
   }
 
  private:
+  // One view as of a step: its tree, and its rows serialized on first need.
+  struct Seen {
+    std::vector<TreeNode> tree;
+    std::string table;  // the AST's root table (all RowsOf reads of the AST)
+    std::optional<Rows> rows;
+    const Rows& RowsIn(const Schema& schema) {
+      if (!rows) {
+        Ast root;  // RowsOf reads only the root table of the AST
+        root.table = table;
+        rows = RowsOf(tree, root, schema);
+      }
+      return *rows;
+    }
+  };
   struct State {
-    std::map<int64_t, Rows> views;
+    std::map<int64_t, Seen> views;
     int64_t confirmed = 0;  // highest mid a released lmid frame confirmed
     std::map<int64_t, std::set<std::string>> pending;  // the model's pending mids → tables
   };

@@ -51,6 +51,17 @@ TapFrame DataTap(const std::string& client, int64_t qid, const NormalizedEvent& 
   return f;
 }
 
+bool SameViews(const std::map<int64_t, ViewInfo>& a, const std::map<int64_t, ViewInfo>& b) {
+  if (a.size() != b.size()) return false;
+  for (auto ia = a.begin(), ib = b.begin(); ia != a.end(); ++ia, ++ib) {
+    if (ia->first != ib->first || ia->second.remote_key != ib->second.remote_key ||
+        ia->second.tables != ib->second.tables) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 OptimisticInvariants::OptimisticInvariants(size_t buffer_cap, Schema schema,
@@ -229,6 +240,9 @@ const ClientModel* OptimisticInvariants::Model(const std::string& client,
 }
 
 void OptimisticInvariants::SyncViews(Client& c, const std::map<int64_t, ViewInfo>& views) {
+  // The same views as last time: every release and retain below would be a no-op (only this
+  // function retains and releases shadow subs), so skip building the key maps.
+  if (SameViews(c.views, views)) return;
   std::map<std::string, std::vector<int64_t>> old_by_key, new_by_key;
   for (const auto& [qid, v] : c.views) {
     if (v.remote_key) old_by_key[*v.remote_key].push_back(qid);

@@ -15,8 +15,10 @@ Checker MakeRunChecker(OptimisticInvariants* invariants) {
   // The property names each family reports, for the check.<property>.checked/.skipped
   // health counters (checker.h); authority.store reports authority-model too (counted once).
   checker.Add(MakeHealth(), {"authority-health", "client-health"});
-  checker.Add(MakeViewFresh(), {"events==view", "view==fresh"});
-  checker.Add(MakeHeadSyncPending(invariants),
+  // One fresh-query memo for the families that ask the oracle the same questions (fresh_memo.h).
+  auto memo = std::make_shared<FreshMemo>();
+  checker.Add(MakeViewFresh(memo), {"events==view", "view==fresh"});
+  checker.Add(MakeHeadSyncPending(invariants, memo),
               {"consistent-view", "head==sync+pending", "head-reorder-report"});
   checker.Add(MakeAppliedOnce(invariants), {"applied-once"});
   checker.Add(std::move(authority.replay), {"authority-model"}, CheckedWhen::kQuiescence);

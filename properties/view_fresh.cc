@@ -10,9 +10,14 @@ namespace {
 
 class ViewFresh : public PropertyFamily {
  public:
-  MaybeViolation AfterStepClient(const World& w, const ClientState& c, StepCounters*) override {
+  explicit ViewFresh(std::shared_ptr<FreshMemo> memo) : memo_(std::move(memo)) {}
+
+  MaybeViolation AfterStepClient(const World& w, const ClientState& c,
+                                 StepCounters* counters) override {
+    ReportMemo(counters);
     const OptimisticBackend& b = *c.backend;
     const PlainTables head = PlainTablesOf(b.engine(), *w.schema, false);
+    FreshMemo::Scope scope(memo_.get(), head);
     for (const auto& [qid, view] : *c.views) {
       const ResultView* v = b.View(qid);
       if (v == nullptr) return Violation{"view==fresh", StrCat(c.id, ": view ", qid, " missing")};
@@ -21,7 +26,9 @@ class ViewFresh : public PropertyFamily {
       if (auto mat = b.engine().QueryResult(qid); mat.ok()) {
         if (auto viol = CheckFoldedMatchesMaterialized(who, *v, *mat)) return viol;
       }
-      if (auto viol = CheckViewMatchesFresh(who, *v, view.second, head, *w.schema)) return viol;
+      if (auto viol = CheckViewMatchesFresh(who, *v, view.second, head, *w.schema, memo_.get())) {
+        return viol;
+      }
     }
     return std::nullopt;
   }
@@ -29,22 +36,41 @@ class ViewFresh : public PropertyFamily {
   MaybeViolation AfterStepAuthority(const World& w) override {
     const AuthorityView& a = *w.authority;
     const PlainTables store = PlainTablesOf(a.store(), *w.schema, false);
+    FreshMemo::Scope scope(memo_.get(), store);
     for (const auto& [client, qid] : a.Subscriptions()) {
       if (qid == kLmidQid) continue;
       auto tree = a.SubscriptionResult(client, qid);
       const Ast* ast = a.SubscriptionAst(client, qid);
       if (!tree.ok() || ast == nullptr) continue;
       if (auto viol = CheckTreeMatchesFresh(StrCat("authority sub ", client, "/", qid), *tree,
-                                            *ast, store, *w.schema, "view==fresh")) {
+                                            *ast, store, *w.schema, "view==fresh",
+                                            memo_.get())) {
         return viol;
       }
     }
     return std::nullopt;
   }
+
+ private:
+  // Adds the memo's hits and misses since the last report (the shared memo also answers the
+  // other families; only AfterStepClient gets the counters).
+  void ReportMemo(StepCounters* counters) {
+    if (memo_ == nullptr) return;
+    (*counters)["check.fresh_memo.hit"] += memo_->hits() - reported_hits_;
+    (*counters)["check.fresh_memo.miss"] += memo_->misses() - reported_misses_;
+    reported_hits_ = memo_->hits();
+    reported_misses_ = memo_->misses();
+  }
+
+  std::shared_ptr<FreshMemo> memo_;  // may be null
+  int64_t reported_hits_ = 0;
+  int64_t reported_misses_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<PropertyFamily> MakeViewFresh() { return std::make_unique<ViewFresh>(); }
+std::unique_ptr<PropertyFamily> MakeViewFresh(std::shared_ptr<FreshMemo> memo) {
+  return std::make_unique<ViewFresh>(std::move(memo));
+}
 
 }  // namespace rindle::props
