@@ -261,5 +261,34 @@ TEST_F(DbTest, LocalTablesRejectServerDeltas) {
   EXPECT_FALSE(db.poisoned());
 }
 
+// A rollback restores every kind of staged write: the compact undo of a fresh write (a pk absent
+// from head, the sync overlay and the net change — write_txn.h UndoStep) interleaved with full
+// records on the same pks (an edit of a row added in this txn, a re-add after a remove).
+TEST_F(DbTest, RollbackRestoresFreshWritesInterleavedWithFullRecords) {
+  Seed(3);
+  Live(1, Q(R"({"table":"issue"})"));
+  const auto head0 = db.TableRows("issue");
+  const auto sync0 = db.SyncRows("issue");
+  ASSERT_TRUE(head0.ok() && sync0.ok());
+  auto tx = db.Write();
+  ASSERT_TRUE(tx->Add("issue", R("new1", "t", 1)).ok());                        // fresh
+  ASSERT_TRUE(tx->Edit("issue", R("new1", "t", 1), R("new1", "u", 2)).ok());    // full, same pk
+  ASSERT_TRUE(tx->Edit("issue", R("i000", "t", 0), R("moved", "t", 0)).ok());   // fresh new pk
+  ASSERT_TRUE(tx->Remove("issue", R("i001", "t", 1)).ok());
+  ASSERT_TRUE(tx->Add("issue", R("i001", "again", 5)).ok());                    // full: re-add
+  ASSERT_TRUE(tx->Add("issue", R("new2", "t", 3)).ok());                        // fresh
+  tx->Rollback();
+  EXPECT_EQ(*db.TableRows("issue"), *head0);
+  EXPECT_EQ(*db.SyncRows("issue"), *sync0);
+  auto tx2 = db.Write();
+  ASSERT_TRUE(tx2->Add("issue", R("new1", "v", 4)).ok());
+  auto b = tx2->Commit();
+  ASSERT_TRUE(b.ok());
+  ASSERT_EQ(b->size(), 1u);
+  EXPECT_EQ((*b)[0].events.size(), 1u);  // only this txn's add: nothing of the rolled-back one
+  Fold(*b);
+  ExpectConsistent();
+}
+
 }  // namespace
 }  // namespace rindle

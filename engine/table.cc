@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/check.h"
+#include "engine/order_prefix.h"
 
 namespace rindle {
 
@@ -65,25 +66,23 @@ const RowIndexSet& Table::AcquireIndex(const std::vector<SortPart>& sort) {
   if (it == indexes_.end()) {
     Index idx;
     idx.sort = std::make_unique<std::vector<SortPart>>(sort);
-    // Sort compact copies of the sort cells first (contiguous, cache-friendly), then append in
-    // order: inserting row by row chases every compared row through the heap.
-    std::vector<std::pair<RowValues, Row>> keyed;
+    // Sort flat (prefix of the first sort cell, row) pairs (order_prefix.h): most comparisons
+    // are one integer compare; only prefix ties compare the full rows. No cell is copied.
+    struct Keyed {
+      uint64_t prefix;
+      const Row* row;
+    };
+    std::vector<Keyed> keyed;
     keyed.reserve(rows_.size());
-    for (const auto& [pk, row] : rows_) {
-      RowValues key;
-      key.reserve(sort.size());
-      for (const SortPart& p : sort) key.push_back((*row)[p.column]);
-      keyed.emplace_back(std::move(key), row);
-    }
-    std::sort(keyed.begin(), keyed.end(), [&sort](const auto& a, const auto& b) {
-      for (size_t i = 0; i < sort.size(); ++i) {
-        const int c = CompareValues(a.first[i], b.first[i]);
-        if (c != 0) return sort[i].desc ? c > 0 : c < 0;
-      }
-      return false;
+    RINDLE_CHECK(!sort.empty());
+    const SortPart first = sort.front();
+    for (const auto& [pk, row] : rows_) keyed.push_back({OrderPrefix((*row)[first.column]), &row});
+    std::sort(keyed.begin(), keyed.end(), [&sort, &first](const Keyed& a, const Keyed& b) {
+      if (a.prefix != b.prefix) return first.desc ? a.prefix > b.prefix : a.prefix < b.prefix;
+      return CompareBySort(sort, **a.row, **b.row) < 0;
     });
     idx.set = std::make_unique<RowIndexSet>(RowOrderLess{idx.sort.get()});
-    for (auto& [key, row] : keyed) idx.set->insert(idx.set->end(), std::move(row));
+    for (const Keyed& k : keyed) idx.set->insert(idx.set->end(), *k.row);
     it = indexes_.emplace(key, std::move(idx)).first;
   }
   ++it->second.refs;

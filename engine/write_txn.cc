@@ -59,7 +59,6 @@ void WriteTxn::Stage(Table* table, const RowValues& pk, Row row) {
   RINDLE_CHECK(table != nullptr);
   UndoRecord u;
   u.table = table;
-  u.pk = pk;
   u.old_overlay = table->OverlayEntry(pk);
   auto& acc = db_->accum_[table->name()];
   auto it = acc.find(pk);
@@ -73,13 +72,19 @@ void WriteTxn::Stage(Table* table, const RowValues& pk, Row row) {
   } else {
     it->second.after = row;
   }
+  if (row && !u.old_row && !u.old_overlay.has_value() && !u.had_accum) {
+    steps_.push_back({table, std::move(row), -1});
+    return;
+  }
+  u.pk = pk;
+  steps_.push_back({table, nullptr, static_cast<int64_t>(undo_.size())});
   undo_.push_back(std::move(u));
 }
 
 void WriteTxn::RecordStaged() {
   sources_.push_back(std::string(kDaemonSource));
   // Every staged operation left at least one undo record.
-  RINDLE_CHECK_LE(sources_.size(), undo_.size());
+  RINDLE_CHECK_LE(sources_.size(), steps_.size());
 }
 
 absl::Status WriteTxn::Add(std::string_view table, RowValues row) {
@@ -179,6 +184,7 @@ absl::StatusOr<std::vector<QueryBatch>> WriteTxn::Commit() {
 absl::StatusOr<CommitTracked> WriteTxn::CommitTrackedWrites() {
   RETURN_IF_ERROR(CheckOpen());
   Close();
+  steps_.clear();
   undo_.clear();
   CommitTracked out;
   out.sources = std::move(sources_);
@@ -187,16 +193,26 @@ absl::StatusOr<CommitTracked> WriteTxn::CommitTrackedWrites() {
 }
 
 void WriteTxn::UndoAll() {
-  for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) {
-    it->table->Put(it->pk, it->old_row, /*optimistic=*/false);
-    it->table->SetOverlayEntry(it->pk, it->old_overlay);
-    auto& acc = db_->accum_[it->table->name()];
-    if (it->had_accum) {
-      acc[it->pk] = it->old_accum;
+  for (auto step = steps_.rbegin(); step != steps_.rend(); ++step) {
+    Table* table = step->table;
+    auto& acc = db_->accum_[table->name()];
+    if (step->full < 0) {  // a fresh write: nothing was there before it
+      const RowValues pk = table->spec().PkOf(*step->added);
+      table->Put(pk, nullptr, /*optimistic=*/false);
+      table->SetOverlayEntry(pk, std::nullopt);
+      acc.erase(pk);
+      continue;
+    }
+    const UndoRecord& u = undo_[static_cast<size_t>(step->full)];
+    table->Put(u.pk, u.old_row, /*optimistic=*/false);
+    table->SetOverlayEntry(u.pk, u.old_overlay);
+    if (u.had_accum) {
+      acc[u.pk] = u.old_accum;
     } else {
-      acc.erase(it->pk);
+      acc.erase(u.pk);
     }
   }
+  steps_.clear();
   undo_.clear();
 }
 

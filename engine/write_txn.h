@@ -82,8 +82,18 @@ class WriteTxn {
     bool had_accum = false;
     NetChange old_accum;
   };
+  // One staged write, newest last. A write of a row at a pk absent from the table, its sync
+  // overlay and the undelivered net change (every row of a bulk load) keeps only the row: its
+  // undo erases the pk (recomputed from the row) from all three. Any other write's full record
+  // is undo_[full]. Why: a 600k-row load kept 600k full records (~190 bytes each) alive.
+  struct UndoStep {
+    Table* table;
+    Row added;                  // fresh writes only
+    int64_t full = -1;          // index into undo_, or -1
+  };
   Db* db_;
   bool open_ = true;
+  std::vector<UndoStep> steps_;
   std::vector<UndoRecord> undo_;
   std::vector<std::string> sources_;
 };

@@ -1,0 +1,37 @@
+#include "engine/order_prefix.h"
+
+#include <cstring>
+#include <string>
+
+namespace rindle {
+
+uint64_t OrderPrefix(const Value& v) {
+  constexpr int kPayloadBits = 62;
+  switch (v.kind()) {
+    case Value::Kind::kNull:
+      return 0;
+    case Value::Kind::kBool:
+      return (uint64_t{1} << kPayloadBits) | (v.as_bool() ? 1 : 0);
+    case Value::Kind::kInt:
+    case Value::Kind::kDouble: {
+      double d = v.as_double();
+      if (d == 0) d = 0;  // -0 == +0 under CompareValues
+      uint64_t bits;
+      std::memcpy(&bits, &d, sizeof(bits));
+      // Negative: flip every bit (larger magnitude sorts first); positive: set the sign bit.
+      bits = (bits >> 63) ? ~bits : (bits | (uint64_t{1} << 63));
+      return (uint64_t{2} << kPayloadBits) | (bits >> 2);
+    }
+    case Value::Kind::kString: {
+      const std::string& s = v.as_string();
+      uint64_t bytes = 0;
+      for (size_t i = 0; i < 8; ++i) {
+        bytes = (bytes << 8) | (i < s.size() ? static_cast<unsigned char>(s[i]) : 0);
+      }
+      return (uint64_t{3} << kPayloadBits) | (bytes >> 2);
+    }
+  }
+  return 0;
+}
+
+}  // namespace rindle
