@@ -423,11 +423,17 @@ absl::Status ClientModel::Refresh(const std::map<std::string, Mutator>& mutators
     RecordingTx rec(&tx);
     const bool counts = reconcile || e->fresh;  // a run the client itself makes (see the header)
     e->fresh = false;
-    if (!m->second(rec, e->args).ok()) {
-      if (counts) e->dead = true;  // seed 002: a replay that fails on the new base is dropped
+    const bool ok = m->second(rec, e->args).ok();
+    // What it read or probed before a throw is an interaction too (the reorder window).
+    e->touched.insert(rec.touched().begin(), rec.touched().end());
+    if (!ok) {
+      // Seed 002: a replay that fails on the new base is dropped — a cycle's replay. A first run
+      // never kills: the client's own invoke of it succeeded (a throw deals no mid, and only a
+      // successful InvokeFolded is recorded); it fails here only when head holds it applied out
+      // of replay order (§4.2 window, seed 91: escalateIssue invoked over an open fold's status).
+      if (reconcile) e->dead = true;
       continue;
     }
-    e->touched.insert(rec.touched().begin(), rec.touched().end());
     tx.Commit();
     if (counts) e->tables.insert(rec.tables().begin(), rec.tables().end());
   }
