@@ -88,10 +88,17 @@ class GaplessMids : public PropertyFamily {
     for (size_t i = 0, n = a.processed_count(); i < n; ++i) {
       now.emplace(std::string(a.processed(i).client_id), a.processed(i).mid);
     }
+    // Two rollbacks can forget one mid twice (applied, then re-processed and burnt, then
+    // forgotten again): the latest record is the fate the client last saw (seed 309).
+    std::map<std::pair<std::string, int64_t>, size_t> latest;
     for (size_t i = 0, n = a.forgotten_count(); i < n; ++i) {
       const ProcessedRef e = a.forgotten(i);
-      if (now.contains({std::string(e.client_id), e.mid})) continue;
-      ledger_.SetFate(std::string(e.client_id), Domain(), e.mid,
+      latest[{std::string(e.client_id), e.mid}] = i;
+    }
+    for (const auto& [key, i] : latest) {
+      if (now.contains(key)) continue;
+      const ProcessedRef e = a.forgotten(i);
+      ledger_.SetFate(key.first, Domain(), e.mid,
                       e.applied ? MidFate::kApplied : MidFate::kBurnt, std::string(e.reason));
     }
     for (size_t i = 0, n = a.processed_count(); i < n; ++i) {
