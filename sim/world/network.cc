@@ -70,16 +70,39 @@ bool Network::partitioned(const std::string& client, std::string_view source) co
   return Partitioned(Key(client, source));
 }
 
+int64_t Network::NewTapId(std::string* label) {
+  if (!tap_) return 0;
+  *label = std::move(next_label_);
+  next_label_.clear();
+  return ++tap_ids_;
+}
+
+void Network::Tap(NetEvent::Kind kind, int64_t id, const PathKey& key, bool to_server, bool push,
+                  int64_t at_ms, const std::string& label) {
+  if (!tap_) return;
+  tap_({kind, id, key.first, key.second, to_server, push, queue_->now_ms(), at_ms, label});
+}
+
 int64_t Network::SendOrdered(const PathKey& key, bool to_server, std::function<void()> deliver) {
   RINDLE_CHECK(deliver != nullptr);
   Link& l = links_[key];
-  if (!l.up) return -1;
+  std::string label;
+  const int64_t id = NewTapId(&label);
+  if (!l.up) {
+    Tap(NetEvent::Kind::kLost, id, key, to_server, false, queue_->now_ms(), label);
+    return -1;
+  }
   int64_t& last_ms = to_server ? l.last_to_server_ms : l.last_to_client_ms;
   const int64_t at = std::max(last_ms, queue_->now_ms() + Latency(StreamOf(key.second), config_));
   last_ms = at;
   const int64_t epoch = l.epoch;
-  queue_->ScheduleAt(at, [this, key, epoch, deliver = std::move(deliver)] {
-    if (links_[key].epoch != epoch) return;  // the link broke in flight
+  Tap(NetEvent::Kind::kSent, id, key, to_server, false, at, label);
+  queue_->ScheduleAt(at, [this, key, epoch, id, to_server, label, deliver = std::move(deliver)] {
+    if (links_[key].epoch != epoch) {  // the link broke in flight
+      Tap(NetEvent::Kind::kLost, id, key, to_server, false, queue_->now_ms(), label);
+      return;
+    }
+    Tap(NetEvent::Kind::kDelivered, id, key, to_server, false, queue_->now_ms(), label);
     deliver();
   });
   return at;
@@ -105,11 +128,21 @@ int64_t Network::SendToClientAt(const std::string& client, int64_t at_ms,
   RINDLE_CHECK(deliver != nullptr);
   const PathKey key = Key(client, kDaemonSource);
   Link& l = links_[key];
-  if (!l.up) return -1;
+  std::string label;
+  const int64_t id = NewTapId(&label);
+  if (!l.up) {
+    Tap(NetEvent::Kind::kLost, id, key, false, false, queue_->now_ms(), label);
+    return -1;
+  }
   const int64_t at = std::max(at_ms, queue_->now_ms());
   const int64_t epoch = l.epoch;
-  queue_->ScheduleAt(at, [this, key, epoch, deliver = std::move(deliver)] {
-    if (links_[key].epoch != epoch) return;  // the link broke in flight
+  Tap(NetEvent::Kind::kSent, id, key, false, false, at, label);
+  queue_->ScheduleAt(at, [this, key, epoch, id, label, deliver = std::move(deliver)] {
+    if (links_[key].epoch != epoch) {  // the link broke in flight
+      Tap(NetEvent::Kind::kLost, id, key, false, false, queue_->now_ms(), label);
+      return;
+    }
+    Tap(NetEvent::Kind::kDelivered, id, key, false, false, queue_->now_ms(), label);
     deliver();
   });
   return at;
@@ -121,27 +154,42 @@ void Network::Push(const std::string& client, std::string_view source,
   RINDLE_CHECK(ack != nullptr);
   const PathKey key = Key(client, source);
   Rng* rng = &StreamOf(key.second);  // std::map: the reference outlives later insertions
+  std::string label;
+  const int64_t id = NewTapId(&label);
   int copies = 1;
   if (Partitioned(key) || rng->Chance(config_.push_loss_per_mille, 1000)) {
     Count("fault.push_lost");
+    Tap(NetEvent::Kind::kLost, id, key, true, true, queue_->now_ms(), label);
     copies = 0;
   } else if (rng->Chance(config_.push_dup_per_mille, 1000)) {
     Count("fault.push_duplicated");
     copies = 2;
   }
   for (int i = 0; i < copies; ++i) {
-    queue_->Schedule(Latency(*rng, config_), [this, key, rng, deliver, ack] {
+    const int64_t latency = Latency(*rng, config_);
+    Tap(i == 0 ? NetEvent::Kind::kSent : NetEvent::Kind::kDuplicated, id, key, true, true,
+        queue_->now_ms() + latency, label);
+    queue_->Schedule(latency, [this, key, rng, deliver, ack, id, label] {
       if (Partitioned(key)) {
         Count("fault.push_lost");
+        Tap(NetEvent::Kind::kLost, id, key, true, true, queue_->now_ms(), label);
         return;
       }
+      Tap(NetEvent::Kind::kDelivered, id, key, true, true, queue_->now_ms(), label);
       if (!deliver()) return;
       if (rng->Chance(config_.ack_loss_per_mille, 1000) || Partitioned(key)) {
         Count("fault.ack_lost");
+        Tap(NetEvent::Kind::kAckLost, id, key, false, true, queue_->now_ms(), label);
         return;
       }
-      queue_->Schedule(Latency(*rng, config_), [this, key, ack] {
-        if (Partitioned(key)) return;
+      const int64_t ack_latency = Latency(*rng, config_);
+      Tap(NetEvent::Kind::kAckSent, id, key, false, true, queue_->now_ms() + ack_latency, label);
+      queue_->Schedule(ack_latency, [this, key, ack, id, label] {
+        if (Partitioned(key)) {
+          Tap(NetEvent::Kind::kAckLost, id, key, false, true, queue_->now_ms(), label);
+          return;
+        }
+        Tap(NetEvent::Kind::kAckDelivered, id, key, false, true, queue_->now_ms(), label);
         ack();
       });
     });

@@ -18,6 +18,9 @@
 // the Rng as it was at construction with purpose "endpoint/<source key>", so adding a room never
 // reshuffles the daemon's draws. Preconditions (a malformed source key, an empty closure, a
 // negative duration, a config with min > max) are CHECKs; a message on a down link is dropped.
+// Tap (for the failure report, sim/run/run_observer.h): when set, every message's fate is
+// reported as a NetEvent; the tap draws nothing from the Rng and schedules nothing, so setting
+// it changes no run.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +43,30 @@ struct NetworkConfig {
   uint32_t push_dup_per_mille = 0;
   uint32_t ack_loss_per_mille = 0;
 };
+
+// One thing the network did with a message. `id` numbers the messages in send order; a push's
+// duplicate copy and its acknowledgements share the push's id.
+struct NetEvent {
+  enum class Kind {
+    kSent,        // on its way; arrives at at_ms unless lost first
+    kDelivered,   // reached its receiver at at_ms
+    kLost,        // dropped (link down or broken, partition, push loss) at at_ms
+    kDuplicated,  // a push's second copy, on its way, arriving at at_ms
+    kAckSent,     // the authority acknowledged the push; the ack arrives at at_ms unless lost
+    kAckDelivered,
+    kAckLost,
+  };
+  Kind kind = Kind::kSent;
+  int64_t id = 0;
+  std::string client;
+  std::string source;      // the authority endpoint's source key
+  bool to_server = false;  // client → authority
+  bool push = false;       // a push request (else an ordered link message)
+  int64_t now_ms = 0;      // when it happened
+  int64_t at_ms = 0;       // kSent, kDuplicated, kAckSent: when it is due; else now_ms
+  std::string label;       // the sender's Label() for the message, else ""
+};
+using NetTap = std::function<void(const NetEvent&)>;
 
 class Network {
  public:
@@ -103,6 +130,12 @@ class Network {
   void Heal();
   const NetworkConfig& config() const { return config_; }
 
+  // The tap (see the file comment); nullptr removes it.
+  void SetTap(NetTap tap) { tap_ = std::move(tap); }
+  bool tapped() const { return tap_ != nullptr; }
+  // Names the next message sent, for the tap only (cleared by that send).
+  void Label(std::string label) { if (tap_) next_label_ = std::move(label); }
+
  private:
   using PathKey = std::pair<std::string, std::string>;  // (client, source key)
   struct Link {
@@ -120,6 +153,10 @@ class Network {
   // One ordered direction of a link: schedules `deliver` after `*last_ms` and a fresh latency.
   int64_t SendOrdered(const PathKey& key, bool to_server, std::function<void()> deliver);
   void Count(const std::string& name) { ++(*counters_)[name]; }
+  // Tap helpers: a fresh message id (taking the pending label), and one event.
+  int64_t NewTapId(std::string* label);
+  void Tap(NetEvent::Kind kind, int64_t id, const PathKey& key, bool to_server, bool push,
+           int64_t at_ms, const std::string& label);
 
   EventQueue* queue_;
   Rng rng_;
@@ -128,6 +165,9 @@ class Network {
   std::map<std::string, int64_t>* counters_;
   std::map<PathKey, Link> links_;
   std::map<std::string, Rng> streams_;  // non-daemon source key → its stream
+  NetTap tap_;
+  std::string next_label_;
+  int64_t tap_ids_ = 0;
 };
 
 }  // namespace rindle::sim
