@@ -189,33 +189,35 @@ std::string CheckWellFormed(const std::string& doc) {
   return "";
 }
 
-TEST(CliTest, TimelineIsProducedAndWellFormed) {
-  const std::string file = testing::TempDir() + "/cli_timeline.html";
-  std::remove(file.c_str());
-  Outcome o = RunCli("run --seed 6 --timeline '" + file + "'");
-  ASSERT_EQ(o.exit_code, 0) << o.output;
-  const std::string html = ReadFile(file);
-  ASSERT_FALSE(html.empty());
-  EXPECT_EQ(CheckWellFormed(html), "");
-  EXPECT_TRUE(Contains(html, "<svg")) << html.substr(0, 500);
-  EXPECT_TRUE(Contains(html, ">authority</text>"));
-  EXPECT_TRUE(Contains(html, ">c0</text>"));
-  EXPECT_TRUE(Contains(html, "class=\"msg\""));   // messages as arrows
-  EXPECT_TRUE(Contains(html, "class=\"action\""));
-  // The checker itself catches breakage.
-  EXPECT_NE(CheckWellFormed("<html><body></html>"), "");
-  EXPECT_NE(CheckWellFormed("<p>a & b</p>"), "");
+TEST(CliTest, TimelineIsTheOldNameOfReportAndWritesTheSamePage) {
+  const std::string dir = TestDir("cli_timeline_");
+  Outcome a = RunCli("run --seed 6 --timeline '" + dir + "/a.html'");
+  ASSERT_EQ(a.exit_code, 0) << a.output;
+  Outcome b = RunCli("run --seed 6 --report '" + dir + "/b.html'");
+  ASSERT_EQ(b.exit_code, 0) << b.output;
+  EXPECT_TRUE(Contains(b.output, "report: " + dir + "/b.html")) << b.output;
+  const std::string html = ReadFile(dir + "/b.html");
+  EXPECT_EQ(ReadFile(dir + "/a.html"), html);
+  EXPECT_TRUE(Contains(html, "<canvas id=\"tl\"")) << html.substr(0, 500);
+  EXPECT_TRUE(Contains(html, "\"lanes\":[\"authority\",\"authority/c0\",\"c0\""));
+  EXPECT_TRUE(Contains(html, "No property failed"));
+  Outcome both = RunCli("run --seed 6 --report '" + dir + "/c.html' --timeline '" + dir +
+                        "/d.html'");
+  EXPECT_EQ(both.exit_code, 2) << both.output;
+  EXPECT_TRUE(Contains(both.output, "--timeline is the old name of --report")) << both.output;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/c.html"));
 }
 
-TEST(CliTest, TimelineMarksTheFailingStep) {
-  // A step budget too small for the run: it fails `liveness`, and the timeline shows where.
-  const std::string file = testing::TempDir() + "/cli_timeline_fail.html";
-  Outcome o = RunCli("run --seed 6 --max-steps 120 --timeline '" + file + "'");
+TEST(CliTest, ReportShowsTheFailingStep) {
+  // A step budget too small for the run: it fails `liveness`, and the report shows where.
+  const std::string file = TestDir("cli_report_") + "/fail.html";
+  Outcome o = RunCli("run --seed 6 --max-steps 120 --report '" + file + "'");
   ASSERT_EQ(o.exit_code, 1) << o.output;
   const std::string html = ReadFile(file);
-  EXPECT_EQ(CheckWellFormed(html), "");
-  EXPECT_TRUE(Contains(html, "class=\"fail\"")) << html.substr(0, 500);
-  EXPECT_TRUE(Contains(html, "liveness failed at step 120"));
+  EXPECT_TRUE(Contains(html, "<span class=\"prop\">liveness</span> failed at step"))
+      << html.substr(0, 2000);
+  EXPECT_TRUE(Contains(html, "data-step=\"120\""));
+  EXPECT_TRUE(Contains(html, "not quiescent after 120 steps"));
 }
 
 TEST(CliTest, ShrinkWritesAScenarioThatReplaysToTheSameProperty) {

@@ -95,8 +95,13 @@ Options:
                          frame, push, ack, injected fault (with its parameters) and applied
                          write; rows appear as hashes (what the digest covers) and, in a
                          line's "detail", readable as table, pk and columns
-  --timeline FILE.html   write a self-contained HTML timeline (one lane per client and the
-                         authority, messages as arrows, faults shaded, the failure marked)
+  --report FILE.html     write the failure report: one self-contained HTML page (works
+                         offline) with the failure's expected-versus-actual lines, a
+                         zoomable, filterable timeline (a lane per client and per
+                         authority channel; every message, loss, duplicate and ack;
+                         fault windows shaded) and the step list, the failing step
+                         selected (README "Reading a failure report")
+  --timeline FILE.html   the old name of --report (the same page)
   --steps                print the scenario's steps (one line per action and fault)
   --max-steps K          event budget (a run not quiescent by then fails `liveness`)
 

@@ -94,7 +94,7 @@ TEST(InputsTest, RunRefusesOutputsOnItsInputOrOnEachOther) {
   const std::string dir = Scratch();
   const std::string s = Scenario(dir);
   const std::string before = Slurp(s);
-  for (const char* flag : {"--emit-scenario", "--trace", "--timeline"}) {
+  for (const char* flag : {"--emit-scenario", "--trace", "--report", "--timeline"}) {
     CommandOutcome o = Cli("run --scenario " + Q(s) + " " + flag + " " + Q(s));
     EXPECT_EQ(o.exit_code, 2) << flag << o.output;
     EXPECT_TRUE(Contains(o.output, "is the same file as --scenario")) << o.output;

@@ -90,7 +90,7 @@ struct PendingOutput {
 std::optional<std::string> CheckOutputPaths(const ParsedArgs& p) {
   std::vector<std::pair<std::string, std::string>> seen;  // (flag, path)
   if (auto in = p.get("scenario")) seen.emplace_back("scenario", *in);
-  for (const char* flag : {"emit-scenario", "trace", "timeline"}) {
+  for (const char* flag : {"emit-scenario", "trace", "report", "timeline"}) {
     auto out = p.get(flag);
     if (!out) continue;
     if (auto err = CheckWritable(flag, *out)) return err;
@@ -112,10 +112,14 @@ std::optional<int> Pend(const std::string& flag, const std::string& path, std::s
   return std::nullopt;
 }
 
-// --max-steps, --trace, --timeline, --note, --emit-scenario (written now). Exit code on error.
+// --max-steps, --trace, --report (or its old name --timeline), --note, --emit-scenario (written
+// now). Exit code on error.
 std::optional<int> ReadOutputs(const ParsedArgs& p, RunOptions& options, Scenario& scenario,
                                std::vector<PendingOutput>& pending) {
   if (auto err = CheckOutputPaths(p)) return Usage("run", *err);
+  if (p.has("report") && p.has("timeline")) {
+    return Usage("run", "--timeline is the old name of --report: give one of the two");
+  }
   if (auto k = p.get("max-steps")) {
     absl::StatusOr<int64_t> n =
         ParseIntInRange("max-steps", *k, 1, std::numeric_limits<int64_t>::max());
@@ -134,8 +138,10 @@ std::optional<int> ReadOutputs(const ParsedArgs& p, RunOptions& options, Scenari
   if (auto trace = p.get("trace")) {
     if (auto code = Pend("trace", *trace, options.trace_path, pending)) return code;
   }
-  if (auto timeline = p.get("timeline")) {
-    if (auto code = Pend("timeline", *timeline, options.timeline_path, pending)) return code;
+  for (const char* flag : {"report", "timeline"}) {
+    auto report = p.get(flag);
+    if (!report) continue;
+    if (auto code = Pend(flag, *report, options.timeline_path, pending)) return code;
   }
   return std::nullopt;
 }
@@ -205,7 +211,7 @@ void PrintResult(const RunResult& r, const RunOptions& options, const ParsedArgs
   }
   if (!options.trace_path.empty()) std::printf("trace: %s\n", options.trace_path.c_str());
   if (!options.timeline_path.empty()) {
-    std::printf("timeline: %s\n", options.timeline_path.c_str());
+    std::printf("report: %s\n", options.timeline_path.c_str());
   }
   if (auto emit = p.get("emit-scenario")) std::printf("scenario: %s\n", emit->c_str());
 }
@@ -213,8 +219,8 @@ void PrintResult(const RunResult& r, const RunOptions& options, const ParsedArgs
 }  // namespace
 
 int RunCommand(const std::vector<std::string>& args) {
-  FlagSpec spec{{"seed", "scenario", "emit-scenario", "note", "swarm", "trace", "timeline",
-                 "max-steps"},
+  FlagSpec spec{{"seed", "scenario", "emit-scenario", "note", "swarm", "trace", "report",
+                 "timeline", "max-steps"},
                 {"steps"}};
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, spec);
   if (!parsed.ok()) return Usage("run", std::string(parsed.status().message()));
@@ -231,7 +237,7 @@ int RunCommand(const std::vector<std::string>& args) {
     return *code;
   }
   if (parsed->has("steps")) std::fputs(ScenarioSteps(scenario).c_str(), stdout);
-  // The child writes --trace/--timeline into their temporaries; they are renamed into place here.
+  // The child writes --trace/--report into their temporaries; they are renamed into place here.
   const RunResult r = RunCrashProof(scenario, options);
   if (auto code = CommitOutputs(pending, options)) return *code;
   PrintResult(r, options, *parsed);

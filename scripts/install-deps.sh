@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# install-deps.sh — installs the Debian 12 packages rindle-sim builds with, only if any is
-# missing (so it is fast and needs no root on an already prepared machine).
+# install-deps.sh — installs the Debian 12 packages rindle-sim builds and tests with, only if
+# any is missing (so it is fast and needs no root on an already prepared machine). chromium:
+# the headless browser cli/report_browser_test.cc opens the failure report in.
 set -euo pipefail
 
 packages=(cmake g++ ninja-build pkg-config libabsl-dev nlohmann-json3-dev libxxhash-dev
-          libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev)
+          libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev chromium)
 
 missing=()
 for p in "${packages[@]}"; do

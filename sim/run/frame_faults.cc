@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "base/check.h"
+#include "base/str_util.h"
 
 namespace rindle::sim {
 namespace {
@@ -29,6 +30,17 @@ void NameRows(const std::vector<WireTable>& tables, const NormalizedEvent& ev, N
     auto& cells = out[{op.table, key}];
     for (size_t i = 0; i < op.row.size(); ++i) cells[t->columns[i]] = op.row[i];
   }
+}
+
+// A frame's name in the failure report (the network tap's label): its kind first.
+std::string FrameLabel(const ServerFrame& f) {
+  const nlohmann::json t = FrameToTrace(f);
+  std::string label = t.value("frame", "frame");
+  for (const char* key : {"qid", "cv", "ops", "cvMin", "boot"}) {
+    if (t.contains(key)) StrAppend(&label, " ", key, "=", t[key].dump());
+  }
+  if (f.redelivered) StrAppend(&label, " (copy)");
+  return label;
 }
 
 }  // namespace
@@ -85,6 +97,7 @@ void FrameFaults::Record(ClientFaults& st, const std::string& client, int64_t at
 
 int64_t FrameFaults::Ordered(const std::string& client, const ServerFrame& frame,
                              const Deliver& deliver) {
+  if (network_->tapped()) network_->Label(FrameLabel(frame));
   return network_->SendToClient(client, [deliver, frame] { deliver(frame); });
 }
 
@@ -269,6 +282,7 @@ bool FrameFaults::SendOvertaking(const std::string& client, ClientFaults& st,
   for (const InFlight& r : st.in_flight) {
     if (r.barrier || r.qid == frame.qid) floor = std::max(floor, r.at);
   }
+  if (network_->tapped()) network_->Label(FrameLabel(frame) + " (overtaking)");
   const int64_t at = network_->SendToClientAt(client, floor, [deliver, frame] { deliver(frame); });
   if (at < 0) return true;  // the link is down: lost like any frame
   int64_t passed = 0;

@@ -25,7 +25,9 @@ struct RunOptions {
   int64_t max_steps = 200000;
   // When non-empty, every trace line (JSON) is written to this file.
   std::string trace_path;
-  // When non-empty, a self-contained HTML timeline of the run is written here (timeline.h).
+  // When non-empty, the run's failure report — one self-contained HTML page with the timeline,
+  // the step list and the failure's expected-versus-actual lines — is written here (timeline.h;
+  // `run --report`, formerly `--timeline`).
   std::string timeline_path;
   // Swarm testing for generated scenarios (swarm.h); false = the default mix.
   bool swarm = true;

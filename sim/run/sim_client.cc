@@ -52,6 +52,7 @@ void SimClient::OnResync(std::function<void()> handler) { on_resync_ = std::move
 void SimClient::RegisterQuery(int64_t qid, const RemoteQuery& query) {
   registry_[qid] = query;
   const std::string client = client_id_;
+  if (network_->tapped()) network_->Label(StrCat("register q", qid, " ", query.name));
   network_->SendToServer(client_id_, [this, client, qid, query] {
     daemon_->Register(client, qid, query);
   });
@@ -62,6 +63,7 @@ void SimClient::UnregisterQuery(int64_t qid) {
   if (qid == kLmidQid) Count("client.gate_overflow");
   registry_.erase(qid);
   const std::string client = client_id_;
+  if (network_->tapped()) network_->Label(StrCat("unregister q", qid));
   network_->SendToServer(client_id_, [this, client, qid] { daemon_->Unregister(client, qid); });
 }
 
@@ -92,6 +94,9 @@ void SimClient::SendPush(int64_t mid, int attempt) {
   const MutationEnvelope env = it->second;
   if (attempt > 0) Count("client.push_retry");
   carried_.push_back(env);
+  if (network_->tapped()) {
+    network_->Label(StrCat("push mid ", mid, " ", env.name, attempt > 0 ? " (retry)" : ""));
+  }
   network_->Push(
       client_id_, [this, env] { return daemon_->HandlePush(env); },
       [this, mid] {
@@ -123,8 +128,12 @@ void SimClient::Connect() {
   network_->Connect(client_id_);
   TraceLine({{"ev", "connect"}});
   const std::string client = client_id_;
+  network_->Label("connect");
   network_->SendToServer(client_id_, [this, client] { daemon_->Connect(client); });
   for (const auto& [qid, query] : registry_) {
+    if (network_->tapped()) {
+      network_->Label(StrCat("register q", qid, " ", query.name, " (resync)"));
+    }
     network_->SendToServer(client_id_, [this, client, qid = qid, query = query] {
       daemon_->Register(client, qid, query);
     });

@@ -27,9 +27,9 @@ Simulation::Simulation(const Scenario& scenario, const RunOptions& options)
     if (!s.ok()) setup_status_ = s;
   }
   if (setup_status_.ok() && !options_.timeline_path.empty()) {
-    std::vector<std::string> lanes = {"authority"};
-    for (int i = 0; i < scenario.config.clients; ++i) lanes.push_back(StrCat("c", i));
-    observer_ = std::make_unique<TimelineObserver>(std::move(lanes), options_.timeline_path);
+    std::vector<std::string> clients;
+    for (int i = 0; i < scenario.config.clients; ++i) clients.push_back(StrCat("c", i));
+    observer_ = std::make_unique<TimelineObserver>(clients, options_.timeline_path);
   } else {
     observer_ = std::make_unique<RunObserver>();
   }
@@ -96,6 +96,9 @@ void Simulation::MakeNetworkAndDaemon() {
   std::map<std::string, std::string> user_of;
   for (int i = 0; i < config.clients; ++i) user_of[StrCat("c", i)] = ClientUserId(i);
   network_ = std::make_unique<Network>(&queue_, root_.Fork("network"), config.network, &counters_);
+  if (observer_->WantsNetwork()) {
+    network_->SetTap([obs = observer_.get()](const NetEvent& e) { obs->OnNet(e); });
+  }
   frame_faults_ = std::make_unique<FrameFaults>(&queue_, network_.get(), &counters_);
   daemon_ = std::make_unique<DaemonAuthority>(
       schema_, ServerMutators(), user_of,

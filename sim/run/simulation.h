@@ -27,7 +27,7 @@
 // props::World once at setup (pointers into its clients, the daemon behind DaemonAuthorityView),
 // refreshes its dirty flags after every event and hands it to the props::Checker after every step
 // and at quiescence; the action-time checks (families.h) run right after their action. The
-// timeline (--timeline) is a RunObserver (run_observer.h); without it the no-op observer runs.
+// failure report (--report, formerly --timeline) is a RunObserver (run_observer.h); without it the no-op observer runs.
 // The trace's data lines (seed rows, faults, applied and delivered rows, view checkpoints) come
 // from a DataTracer (trace_data.h) fed from setup, Inject, Deliver and the step loop.
 // Scheduling order at equal virtual times: actions (file order), faults (file order), heal.
@@ -121,7 +121,7 @@ class Simulation {
   std::vector<std::unique_ptr<SimClient>> clients_;
   std::map<std::string, SimClient*> by_id_;
   std::map<std::pair<int, int64_t>, int64_t> handle_qid_;  // (client, handle) → local qid
-  std::unique_ptr<RunObserver> observer_;  // the timeline with options.timeline_path, else no-op
+  std::unique_ptr<RunObserver> observer_;  // the report with options.timeline_path, else no-op
   bool healed_ = false;
   int64_t step_ = 0;
   RunResult result_;

@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <fstream>
 
-#include "absl/strings/str_format.h"
 #include "base/str_util.h"
+#include "sim/run/report_page.h"
 
 namespace rindle::sim {
 
@@ -31,171 +31,180 @@ std::string XmlEscape(const std::string& text) {
   return out;
 }
 
+std::vector<ExpectedActual> ExpectedVersusActual(const std::string& message) {
+  std::vector<ExpectedActual> out;
+  size_t start = 0;
+  while (start <= message.size()) {
+    size_t end = message.find('\n', start);
+    if (end == std::string::npos) end = message.size();
+    const std::string line = message.substr(start, end - start);
+    start = end + 1;
+    const size_t e = line.find(": expected ");
+    if (e == std::string::npos) continue;
+    size_t a = std::string::npos;
+    size_t skip = 0;
+    for (const char* sep : {", got ", ", found ", ", actual "}) {
+      const size_t at = line.find(sep, e);
+      if (at != std::string::npos && at < a) {
+        a = at;
+        skip = std::string(sep).size();
+      }
+    }
+    if (a == std::string::npos) continue;
+    std::string where = line.substr(0, e);
+    where.erase(0, std::min(where.find_first_not_of(" \t"), where.size()));
+    out.push_back({where, line.substr(e + 11, a - e - 11), line.substr(a + skip)});
+  }
+  return out;
+}
+
 Timeline::Timeline(std::vector<std::string> lanes) : lanes_(std::move(lanes)) {}
 
-int Timeline::LaneIndex(const std::string& lane) const {
+int Timeline::LaneIndexOf(const std::string& lane) const {
   for (size_t i = 0; i < lanes_.size(); ++i) {
     if (lanes_[i] == lane) return static_cast<int>(i);
   }
-  return 0;
+  return -1;
 }
 
-void Timeline::Message(const std::string& from, const std::string& to, int64_t sent_ms,
-                       int64_t received_ms, const std::string& label) {
-  max_t_ = std::max(max_t_, received_ms);
-  if (messages_ >= kMaxMessages) {
-    ++dropped_;
-    return;
-  }
-  ++messages_;
-  items_.push_back({Item::Kind::kMessage, from, to, sent_ms, received_ms, label, ""});
+int Timeline::LaneIndex(const std::string& lane) {
+  const int i = LaneIndexOf(lane);
+  if (i >= 0) return i;
+  lanes_.push_back(lane);
+  return static_cast<int>(lanes_.size()) - 1;
 }
 
-void Timeline::Mark(const std::string& lane, int64_t t_ms, const std::string& label,
-                    const std::string& kind) {
+size_t Timeline::AddMessage(Message m) {
+  LaneIndex(m.from);
+  LaneIndex(m.to);
+  max_t_ = std::max({max_t_, m.t0, m.t1});
+  messages_.push_back(std::move(m));
+  return messages_.size() - 1;
+}
+
+void Timeline::Resolve(size_t index, const std::string& fate, int64_t t_ms, int64_t step) {
+  Message& m = messages_.at(index);
+  m.fate = fate;
+  m.t1 = t_ms;
+  m.step1 = step;
   max_t_ = std::max(max_t_, t_ms);
-  if (marks_ >= kMaxMarks) {
-    ++dropped_;
-    return;
-  }
-  ++marks_;
-  items_.push_back({Item::Kind::kMark, lane, "", t_ms, t_ms, label, kind});
 }
 
-void Timeline::Span(const std::string& lane, int64_t from_ms, int64_t to_ms,
+void Timeline::Mark(const std::string& lane, int64_t t_ms, int64_t step, const std::string& label,
+                    const std::string& kind) {
+  LaneIndex(lane);
+  max_t_ = std::max(max_t_, t_ms);
+  marks_.push_back({lane, t_ms, t_ms, step, label, kind});
+}
+
+void Timeline::Span(const std::string& lane, int64_t from_ms, int64_t to_ms, int64_t step,
                     const std::string& label) {
-  max_t_ = std::max(max_t_, to_ms);
-  items_.push_back({Item::Kind::kSpan, lane, "", from_ms, to_ms, label, ""});
+  LaneIndex(lane);
+  max_t_ = std::max(max_t_, from_ms);  // a window may outlast the run: it does not stretch it
+  spans_.push_back({lane, from_ms, to_ms, step, label, "fault"});
 }
 
 void Timeline::Failure(int64_t t_ms, int64_t step, const std::string& property,
                        const std::string& message) {
   max_t_ = std::max(max_t_, t_ms);
-  items_.push_back({Item::Kind::kFailure, "", "", t_ms, t_ms,
-                    StrCat(property, " failed at step ", step, ": ", message), ""});
+  failures_.push_back({t_ms, step, property, message});
+}
+
+void Timeline::Summary(const std::string& key, const std::string& value) {
+  summary_.emplace_back(key, value);
+}
+
+nlohmann::json Timeline::Data(const std::string& title) const {
+  nlohmann::json msgs = nlohmann::json::array();
+  for (const Message& m : messages_) {
+    msgs.push_back({{"f", LaneIndexOf(m.from)}, {"t", LaneIndexOf(m.to)}, {"a", m.t0},
+                    {"b", m.t1}, {"s", m.step0}, {"e", m.step1}, {"k", m.kind},
+                    {"l", m.label}, {"x", m.fate}, {"d", m.duplicate}});
+  }
+  nlohmann::json marks = nlohmann::json::array();
+  for (const Item& it : marks_) {
+    marks.push_back({{"n", LaneIndexOf(it.lane)}, {"a", it.t0}, {"s", it.step}, {"k", it.kind},
+                     {"l", it.label}});
+  }
+  nlohmann::json spans = nlohmann::json::array();
+  for (const Item& it : spans_) {
+    spans.push_back({{"n", LaneIndexOf(it.lane)}, {"a", it.t0}, {"b", it.t1}, {"s", it.step},
+                     {"l", it.label}});
+  }
+  nlohmann::json summary = nlohmann::json::array();
+  for (const auto& [key, value] : summary_) summary.push_back({key, value});
+  nlohmann::json failure = nullptr;
+  if (!failures_.empty()) {
+    const FailureInfo& f = failures_.front();
+    nlohmann::json diff = nlohmann::json::array();
+    for (const ExpectedActual& d : ExpectedVersusActual(f.message)) {
+      diff.push_back({d.where, d.expected, d.actual});
+    }
+    failure = {{"t", f.t}, {"step", f.step}, {"property", f.property}, {"message", f.message},
+               {"diff", diff}};
+  }
+  return {{"title", title}, {"lanes", lanes_},     {"summary", summary}, {"msgs", msgs},
+          {"marks", marks}, {"spans", spans},      {"failure", failure}, {"end_ms", max_t_}};
 }
 
 namespace {
 
-// Where things go on the page: a left gutter for lane names, one lane per row, time scaled so
-// the whole run fits about 1,600 px (within [0.05, 2] px per ms).
-struct Layout {
-  static constexpr int kLeft = 90;
-  static constexpr int kLaneH = 70;
-  static constexpr int kTop = 40;
-  int64_t span_ms;
-  double scale;
-  int width;
-  int height;
-
-  Layout(int64_t max_t, size_t lanes)
-      : span_ms(std::max<int64_t>(max_t, 1)),
-        scale(std::clamp(1600.0 / static_cast<double>(span_ms), 0.05, 2.0)),
-        width(kLeft + static_cast<int>(static_cast<double>(span_ms) * scale) + 40),
-        height(kTop + kLaneH * static_cast<int>(lanes) + 20) {}
-  double X(int64_t t) const { return kLeft + static_cast<double>(t) * scale; }
-  int LaneY(int index) const { return kTop + kLaneH * index + kLaneH / 2; }
-};
-
-// Time axis ticks every 500 ms (or 1 s / 5 s for long runs).
-std::string AxisSvg(const Layout& l) {
-  std::string svg;
-  const int64_t tick = l.span_ms > 20000 ? 5000 : l.span_ms > 6000 ? 1000 : 500;
-  for (int64_t t = 0; t <= l.span_ms; t += tick) {
-    StrAppend(&svg, absl::StrFormat("<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
-                                    "class=\"tick\"/><text x=\"%.1f\" y=\"%d\" "
-                                    "class=\"axis\">%dms</text>\n",
-                                    l.X(t), Layout::kTop - 10, l.X(t), l.height - 20, l.X(t),
-                                    Layout::kTop - 14, t));
+// The failure panel as static HTML: readable with the script off, and what a test can grep.
+std::string FailureHtml(const nlohmann::json& failure) {
+  if (failure.is_null()) {
+    return "<section id=\"failure\" class=\"ok\"><h2>No property failed</h2></section>\n";
   }
-  return svg;
+  std::string html = StrCat(
+      "<section id=\"failure\"><h2><span class=\"prop\">",
+      XmlEscape(failure["property"].get<std::string>()), "</span> failed at step <a href=\"#\" "
+      "id=\"failstep\" data-step=\"", failure["step"].get<int64_t>(), "\">",
+      failure["step"].get<int64_t>(), "</a> (t=", failure["t"].get<int64_t>(), " ms)</h2>\n");
+  if (!failure["diff"].empty()) {
+    StrAppend(&html, "<table id=\"diff\"><thead><tr><th>where</th><th>expected</th>"
+                     "<th>actual</th></tr></thead><tbody>\n");
+    for (const auto& row : failure["diff"]) {
+      StrAppend(&html, "<tr><td class=\"where\">", XmlEscape(row[0].get<std::string>()),
+                "</td><td class=\"exp\">", XmlEscape(row[1].get<std::string>()),
+                "</td><td class=\"act\">", XmlEscape(row[2].get<std::string>()), "</td></tr>\n");
+    }
+    StrAppend(&html, "</tbody></table>\n");
+  }
+  StrAppend(&html, "<details", failure["diff"].empty() ? " open" : "",
+            "><summary>the failure message</summary><pre id=\"message\">",
+            XmlEscape(failure["message"].get<std::string>()), "</pre></details></section>\n");
+  return html;
 }
 
-std::string LanesSvg(const Layout& l, const std::vector<std::string>& lanes) {
-  std::string svg;
-  for (size_t i = 0; i < lanes.size(); ++i) {
-    const int ly = l.LaneY(static_cast<int>(i));
-    StrAppend(&svg, absl::StrFormat("<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
-                                    "class=\"lane\"/><text x=\"8\" y=\"%d\" "
-                                    "class=\"lanename\">%s</text>\n",
-                                    Layout::kLeft, ly, l.width - 20, ly, ly + 4,
-                                    XmlEscape(lanes[i])));
+// JSON safe inside <script>: no '<' at all (it can only occur inside strings, as \u003c).
+std::string ScriptJson(const nlohmann::json& data) {
+  const std::string text = data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string out;
+  out.reserve(text.size() + 64);
+  for (char c : text) {
+    if (c == '<') {
+      out += "\\u003c";
+    } else {
+      out += c;
+    }
   }
-  return svg;
-}
-
-// One drawn item; `y` and `y_to` are the centres of its lane and (for a message) its target
-// lane. A template so it can take Timeline's private Item.
-template <typename ItemT>
-std::string ItemSvg(const ItemT& it, const Layout& l, int y, int y_to) {
-  constexpr int kLaneH = Layout::kLaneH;
-  const std::string tip = XmlEscape(it.label);
-  switch (it.kind) {
-    case ItemT::Kind::kSpan:
-      return absl::StrFormat("<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
-                             "class=\"span\"><title>%s (%d–%dms)</title></rect>\n",
-                             l.X(it.t0), y - kLaneH / 2 + 4,
-                             std::max(1.0, l.X(it.t1) - l.X(it.t0)), kLaneH - 8, tip, it.t0,
-                             it.t1);
-    case ItemT::Kind::kMessage:
-      return absl::StrFormat("<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
-                             "class=\"msg\" marker-end=\"url(#arrow)\"><title>%s → %s: "
-                             "%s (%d→%dms)</title></line>\n",
-                             l.X(it.t0), y, l.X(it.t1), y_to, XmlEscape(it.lane),
-                             XmlEscape(it.to), tip, it.t0, it.t1);
-    case ItemT::Kind::kMark:
-      return absl::StrFormat("<circle cx=\"%.1f\" cy=\"%d\" r=\"4\" class=\"%s\">"
-                             "<title>%dms %s: %s</title></circle>\n",
-                             l.X(it.t0), y, XmlEscape(it.style), it.t0, XmlEscape(it.lane), tip);
-    case ItemT::Kind::kFailure:
-      return absl::StrFormat("<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
-                             "class=\"fail\"><title>%dms %s</title></line>\n",
-                             l.X(it.t0), Layout::kTop - 10, l.X(it.t0), l.height - 20, it.t0,
-                             tip);
-  }
-  return "";
-}
-
-// The document head, the style sheet and the legend.
-std::string PageHead(const std::string& title, size_t dropped) {
-  return StrCat(
-      "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\">\n<head>\n"
-      "<meta charset=\"utf-8\"/>\n<title>", XmlEscape(title), "</title>\n<style>\n"
-      "body{font-family:sans-serif;margin:12px}\n"
-      ".lane{stroke:#999;stroke-width:1}\n.tick{stroke:#eee}\n"
-      ".axis{font-size:10px;fill:#666}\n.lanename{font-size:13px;font-weight:bold}\n"
-      ".msg{stroke:#4a7;stroke-width:1;opacity:0.6}\n.msg:hover{stroke-width:3;opacity:1}\n"
-      ".action{fill:#36c}\n.fault{fill:#d60}\n.info{fill:#888}\n"
-      ".span{fill:#fa0;opacity:0.25}\n.fail{stroke:#d00;stroke-width:3}\n"
-      ".failtext{color:#d00;font-weight:bold}\n</style>\n</head>\n<body>\n<h1>",
-      XmlEscape(title), "</h1>\n<p>Lanes: authority and each client; time in virtual ms. Green "
-      "arrows: messages (hover for details). Blue: actions. Orange dots: faults; shaded: fault "
-      "windows. Red line: the failing step.",
-      dropped > 0 ? StrCat(" (", dropped, " items past the drawing cap were left out.)") : "",
-      "</p>\n");
+  return out;
 }
 
 }  // namespace
 
 std::string Timeline::Html(const std::string& title) const {
-  const Layout l(max_t_, lanes_.size());
-  std::string svg = AxisSvg(l) + LanesSvg(l, lanes_);
-  std::string failure_text;
-  for (const Item& it : items_) {
-    const int y_to = it.kind == Item::Kind::kMessage ? l.LaneY(LaneIndex(it.to)) : 0;
-    StrAppend(&svg, ItemSvg(it, l, l.LaneY(LaneIndex(it.lane)), y_to));
-    if (it.kind == Item::Kind::kFailure) {
-      failure_text = StrCat("<p class=\"failtext\">", it.t0, "ms: ", XmlEscape(it.label), "</p>\n");
-    }
+  const nlohmann::json data = Data(title);
+  std::string summary;
+  for (const auto& [key, value] : summary_) {
+    StrAppend(&summary, "<span><b>", XmlEscape(key), "</b> ", XmlEscape(value), "</span> ");
   }
   return StrCat(
-      PageHead(title, dropped_), failure_text,
-      absl::StrFormat("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\">\n",
-                      l.width, l.height),
-      "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"6\" "
-      "markerHeight=\"6\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#4a7\"/></marker>"
-      "</defs>\n",
-      svg, "</svg>\n</body>\n</html>\n");
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>",
+      XmlEscape(title), "</title>\n<style>\n", kReportStyle, "</style>\n</head>\n",
+      "<body data-render=\"pending\">\n<header><h1>", XmlEscape(title), "</h1>\n<p id=\"summary\">",
+      summary, "</p></header>\n", FailureHtml(data["failure"]), kReportBody,
+      "<script type=\"application/json\" id=\"rindle-data\">", ScriptJson(data),
+      "</script>\n<script>\n", kReportScript, "</script>\n</body>\n</html>\n");
 }
 
 absl::Status Timeline::WriteHtml(const std::string& path, const std::string& title) const {
