@@ -97,6 +97,13 @@ TEST(ReportBrowserTest, AFailingCorpusScenarioLoadsCleanlyWithTheFailingStepSele
   EXPECT_EQ(Attr(l.body, "data-render"), "ok") << l.body;
   EXPECT_EQ(Attr(l.body, "data-messages"), messages) << l.body;
   EXPECT_EQ(Attr(l.body, "data-selected-step"), step) << l.body;
+  // The timeline's window holds the failure's time.
+  const std::string fail_ms =
+      Match(l.dom, "failed at step <a [^>]*>[0-9]+</a> \\(t=([0-9]+) ms\\)");
+  const std::string view = Attr(l.body, "data-view");
+  ASSERT_FALSE(fail_ms.empty() || view.empty()) << l.body;
+  EXPECT_LE(std::stoll(view.substr(0, view.find(','))), std::stoll(fail_ms)) << view;
+  EXPECT_GE(std::stoll(view.substr(view.find(',') + 1)), std::stoll(fail_ms)) << view;
   // The step list: the failure's row is the selected one.
   const std::string selected = Match(l.dom, "(<tr [^>]*aria-selected=\"true\"[^>]*>)");
   EXPECT_EQ(Attr(selected, "data-step"), step) << selected;

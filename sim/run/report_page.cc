@@ -231,7 +231,8 @@ const char kReportScript[] = R"js(
       var y = TOP + laneRow[i] * LANE_H;
       ctx.fillStyle = i === 0 ? '#eef0ff' : name.indexOf('/') >= 0 ? '#f5f6f8' : '#fff';
       ctx.fillRect(0, y, W, LANE_H);
-      ctx.fillStyle = '#222'; ctx.font = (name.indexOf('/') >= 0 ? '' : 'bold ') + '12px sans-serif';
+      ctx.fillStyle = '#222';
+      ctx.font = (name.indexOf('/') >= 0 ? '' : 'bold ') + '12px sans-serif';
       ctx.fillText(name, 6, y + LANE_H / 2 + 4);
     });
     var step = Math.max(1, niceStep(state.v1 - state.v0));
@@ -248,7 +249,8 @@ const char kReportScript[] = R"js(
     D.spans.forEach(function (s) {
       if (laneRow[s.n] < 0 || s.b < state.v0 || s.a > state.v1) { return; }
       var x0 = Math.max(GUTTER, X(s.a)), x1 = Math.min(W, X(s.b));
-      ctx.fillStyle = 'rgba(255,140,0,0.07)'; ctx.fillRect(x0, TOP, Math.max(1, x1 - x0), n * LANE_H);
+      ctx.fillStyle = 'rgba(255,140,0,0.07)';
+      ctx.fillRect(x0, TOP, Math.max(1, x1 - x0), n * LANE_H);
       ctx.fillStyle = 'rgba(255,140,0,0.30)';
       ctx.fillRect(x0, TOP + laneRow[s.n] * LANE_H + 1, Math.max(1, x1 - x0), LANE_H - 2);
     });
@@ -320,12 +322,17 @@ const char kReportScript[] = R"js(
     drawSpans(n);
     ctx.font = '10px sans-serif';
     D.msgs.forEach(function (m) { if (msgShown(m) && visible(m.a, m.b)) { drawMsg(m, false); } });
-    D.marks.forEach(function (m) { if (markShown(m) && visible(m.a, m.a)) { drawMark(m, false); } });
+    D.marks.forEach(function (m) {
+      if (markShown(m) && visible(m.a, m.a)) { drawMark(m, false); }
+    });
     drawFailure(n);
+    body.setAttribute('data-view', Math.round(state.v0) + ',' + Math.round(state.v1));
     var sel = state.sel >= 0 ? rows[state.sel].ref : null;
     [sel, state.hover].forEach(function (ref) {
       if (ref && ref.type === 'msg' && msgShown(D.msgs[ref.i])) { drawMsg(D.msgs[ref.i], true); }
-      if (ref && ref.type === 'mark' && markShown(D.marks[ref.i])) { drawMark(D.marks[ref.i], true); }
+      if (ref && ref.type === 'mark' && markShown(D.marks[ref.i])) {
+        drawMark(D.marks[ref.i], true);
+      }
     });
     ctx.restore();
   }
@@ -359,14 +366,21 @@ const char kReportScript[] = R"js(
   }
   function select(i, centre) {
     var old = tbody.querySelector('tr.selected');
-    if (old) { old.className = old.className.replace(' selected', ''); old.removeAttribute('aria-selected'); }
+    if (old) {
+      old.className = old.className.replace(' selected', '');
+      old.removeAttribute('aria-selected');
+    }
     state.sel = i;
     var tr = tbody.querySelector('tr[data-i="' + i + '"]');
     if (tr) { tr.className += ' selected'; tr.setAttribute('aria-selected', 'true'); }
     body.setAttribute('data-selected-step', String(rows[i].s));
     scrollToSelected();
     var t = rows[i].t, w = state.v1 - state.v0;
-    if (centre && (t < state.v0 || t > state.v1)) { setView(t - w / 2, t + w / 2); } else { draw(); }
+    if (centre && (t < state.v0 || t > state.v1)) {
+      setView(t - w / 2, t + w / 2);
+    } else {
+      draw();
+    }
   }
   tbody.addEventListener('click', function (ev) {
     var tr = ev.target.closest('tr[data-i]');
@@ -376,7 +390,9 @@ const char kReportScript[] = R"js(
     if (ev.target.tagName === 'INPUT' || (ev.key !== 'j' && ev.key !== 'k')) { return; }
     var trs = tbody.querySelectorAll('tr[data-i]');
     var at = -1;
-    for (var k = 0; k < trs.length; ++k) { if (Number(trs[k].getAttribute('data-i')) === state.sel) { at = k; } }
+    for (var k = 0; k < trs.length; ++k) {
+      if (Number(trs[k].getAttribute('data-i')) === state.sel) { at = k; }
+    }
     var next = trs[Math.max(0, Math.min(trs.length - 1, at + (ev.key === 'j' ? 1 : -1)))];
     if (next) { select(Number(next.getAttribute('data-i')), true); }
   });

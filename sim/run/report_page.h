@@ -5,8 +5,9 @@
 // them. No state; no external resources — the page works offline and from a file:// URL.
 // The script's contract (what tests read with a headless browser): on success <body> gets
 // data-render="ok", data-messages (how many messages the data holds), data-rows (rows in the
-// step list) and, when a property failed, data-selected-step (the failing step, selected in the
-// step list as <tr class="selected" aria-selected="true"> and in view in the timeline).
+// step list), data-view ("v0,v1": the timeline's window in virtual ms) and, when a property
+// failed, data-selected-step (the failing step, selected in the step list as
+// <tr class="selected" aria-selected="true"> and in view in the timeline).
 #pragma once
 
 namespace rindle::sim {

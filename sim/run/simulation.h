@@ -27,7 +27,8 @@
 // props::World once at setup (pointers into its clients, the daemon behind DaemonAuthorityView),
 // refreshes its dirty flags after every event and hands it to the props::Checker after every step
 // and at quiescence; the action-time checks (families.h) run right after their action. The
-// failure report (--report, formerly --timeline) is a RunObserver (run_observer.h); without it the no-op observer runs.
+// failure report (--report, formerly --timeline) is a RunObserver (run_observer.h); without it
+// the no-op observer runs.
 // The trace's data lines (seed rows, faults, applied and delivered rows, view checkpoints) come
 // from a DataTracer (trace_data.h) fed from setup, Inject, Deliver and the step loop.
 // Scheduling order at equal virtual times: actions (file order), faults (file order), heal.
