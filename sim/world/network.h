@@ -17,8 +17,9 @@
 // ack loss) comes from a stream forked off the Rng as it was at construction with purpose
 // "<kind>/<client>/<source key>/<send ms>/<ordinal among that path's <kind> sends in that ms>",
 // so removing one message (a shrinker candidate without one action) leaves every other
-// message's draws as they were — the schedule of the rest does not re-roll. Preconditions (a malformed source key, an empty closure, a
-// negative duration, a config with min > max) are CHECKs; a message on a down link is dropped.
+// message's draws as they were — the schedule of the rest does not re-roll. Preconditions (a
+// malformed source key, an empty closure, a negative duration, a config with min > max) are
+// CHECKs; a message on a down link is dropped.
 #pragma once
 
 #include <cstdint>
