@@ -1,8 +1,8 @@
-// auto_shrink.h — `fuzz --auto-shrink` (issue 15 "Campaigns across machines"): groups a
-// campaign's failures and shrinks one scenario per group, several groups at a time. Failures
-// with the same property and the same message SHAPE (the message with every run of digits
-// replaced by '#', so "c1 ... step 40" and "c2 ... step 97" match) are one group, shrunk once — from its lowest seed, the representative — and the
-// others are listed as its members. Stateless entry points.
+// auto_shrink.h — `fuzz --auto-shrink` (issue 15 "Campaigns across machines"): groups a campaign's
+// failures and shrinks one scenario per group, several groups at a time. Failures with the same
+// property and the same message SHAPE (the message with every run of digits replaced by '#', so "c1
+// ... step 40" and "c2 ... step 97" match) are one group, shrunk once — from its lowest seed, the
+// representative — and the others are listed as its members. Stateless entry points.
 //
 // Shapes: a group is (property, MessageShape(message)); groups come out ordered by their
 // representative seed; members (representative first) in increasing seed order. Failures that
