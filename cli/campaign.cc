@@ -23,10 +23,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "sim/run/determinism_guard.h"
+#include "cli/auto_shrink.h"
 #include "cli/junit.h"
 #include "cli/progress.h"
 #include "cli/result_io.h"
-#include "cli/shrink_command.h"
 #include "cli/worker.h"
 
 namespace rindle::sim::cli {
@@ -279,6 +279,7 @@ class Campaign {
   const Clock::time_point start_ = Clock::now();
   CampaignStats stats_;
   std::vector<RunResult> all_results_;  // for JUnit
+  ShrinkLinks shrink_links_;            // --auto-shrink: failing seed → its group's scenario
   uint64_t resumed_ = 0;
   Progress progress_;
   int exit_code_ = 0;
@@ -524,7 +525,8 @@ void Campaign::WriteJUnitReport(double elapsed) {
   std::sort(all_results_.begin(), all_results_.end(),
             [](const RunResult& a, const RunResult& b) { return a.seed < b.seed; });
   if (absl::Status s =
-          WriteJUnit(options_.junit_path, all_results_, elapsed, RunFlagsOf(options_));
+          WriteJUnit(options_.junit_path, all_results_, elapsed, RunFlagsOf(options_),
+                     options_.auto_shrink ? &shrink_links_ : nullptr);
       !s.ok()) {
     std::fprintf(stderr, "rindle-sim fuzz: %s\n", std::string(s.message()).c_str());
     exit_code_ = 2;
@@ -533,36 +535,27 @@ void Campaign::WriteJUnitReport(double elapsed) {
   }
 }
 
-// Shrinks every failing seed (not nondeterminism or setup) into corpus/pending, once.
+// One shrink per failure group into corpus/pending, --jobs at a time (auto_shrink.h).
 void Campaign::AutoShrink() {
-  const std::string pending = absl::StrCat(options_.corpus_dir, "/pending");
-  for (const RunResult& r : all_results_) {
-    if (r.ok || r.property == "nondeterminism" || r.property == "setup") continue;
-    const std::string path =
-        absl::StrCat(pending, "/seed-", r.seed, "-", PropertySlug(r.property), ".json");
-    std::error_code ec;
-    if (std::filesystem::exists(path, ec)) continue;  // shrunk before (a resumed campaign)
-    std::filesystem::create_directories(pending, ec);
-    ShrinkCommandOptions so;
-    so.seed = r.seed;
-    so.swarm = options_.swarm;
-    so.max_runs = options_.shrink_max_runs;
-    so.time_budget_ms = options_.shrink_time_ms;
-    so.out_path = path;
-    so.quiet = options_.quiet;
-    so.print_steps = false;
-    so.max_steps = options_.max_steps;
-    std::string written;
-    const int code = RunShrinkCommand(so, &written);
-    if (code == 0) {
-      std::printf("auto-shrink: seed %llu (%s) -> %s\n",
-                  static_cast<unsigned long long>(r.seed), r.property.c_str(), written.c_str());
-    } else {
-      std::printf("auto-shrink: seed %llu (%s) could not be shrunk (exit %d)\n",
-                  static_cast<unsigned long long>(r.seed), r.property.c_str(), code);
-    }
+  AutoShrinkOptions so;
+  so.corpus_dir = options_.corpus_dir;
+  so.jobs = options_.jobs;
+  so.swarm = options_.swarm;
+  so.max_steps = options_.max_steps;
+  so.time_budget_ms = options_.shrink_time_ms;
+  so.max_runs = options_.shrink_max_runs;
+  so.quiet = options_.quiet;
+  const std::vector<FailureGroup> groups = GroupFailures(all_results_);
+  size_t failures = 0;
+  for (const FailureGroup& g : groups) failures += g.members.size();
+  if (!groups.empty()) {
+    std::printf("auto-shrink: %zu failure%s in %zu group%s (same property and message shape), "
+                "%d at a time\n",
+                failures, failures == 1 ? "" : "s", groups.size(), groups.size() == 1 ? "" : "s",
+                std::max(1, options_.jobs));
     std::fflush(stdout);
   }
+  shrink_links_ = RunAutoShrink(groups, so);
 }
 
 int Campaign::Report() {
@@ -577,8 +570,9 @@ int Campaign::Report() {
   PrintCounters(stats_);
   PrintHealth(stats_);
   std::fflush(stdout);
-  WriteJUnitReport(elapsed);
+  // After the shrinks, so each failure's testcase can link its shrunk scenario.
   if (options_.auto_shrink && !interrupted_) AutoShrink();
+  WriteJUnitReport(elapsed);
   if (interrupted_) return 130;
   if (exit_code_ != 0) return exit_code_;
   return stats_.failed > 0 ? 1 : 0;

@@ -60,9 +60,12 @@ Options:
                    the fraction of seeds run twice in separate workers, comparing trace
                    digests (default 0.05; 0 turns it off); a mismatch fails the seed with
                    property `nondeterminism`, both digests and the first differing line
-  --auto-shrink    after the seeds, shrink every failure into <corpus>/pending/
+  --auto-shrink    after the seeds, group the failures by property and message shape
+                   (numbers ignored) and shrink one seed per group (its lowest) into
+                   <corpus>/pending/, --jobs groups at a time; the other seeds are listed
+                   as its members, and --junit links each failure to its group's file
   --corpus DIR     where --auto-shrink writes (default corpus, files go to DIR/pending/)
-  --shrink-time T  --auto-shrink budget per failure (default 60s)
+  --shrink-time T  --auto-shrink budget per group (default 60s)
   --seed-timeout T wall-clock deadline per seed (default 300s; 0 = none): a seed still
                    running is killed and fails with property `timeout`
   --quiet          no live progress line on stderr

@@ -105,12 +105,19 @@ ProjectionPolicy SimProjectionPolicy(Rng rng) {
   if (mode == 0) return nullptr;
   const uint32_t project_num = static_cast<uint32_t>(rng.Range(1, 3));  // of 3
   const bool wide = rng.Chance(1, 2);
-  auto state = std::make_shared<Rng>(rng.Fork("registrations"));
-  return [state, project_num, wide](const std::string&, int64_t qid, const RemoteQuery&,
-                                    int64_t) -> ProjectionChoice {
+  // Each registration's choice is keyed by (client, query key, ordinal of that client's
+  // registrations of that query), not drawn in registration order: a shrink candidate without
+  // one retain keeps the projection of every other registration (network.h, same idea).
+  const Rng registrations = rng.Fork("registrations");
+  auto ordinals = std::make_shared<std::map<std::pair<std::string, std::string>, int64_t>>();
+  return [registrations, ordinals, project_num, wide](const std::string& client, int64_t qid,
+                                                      const RemoteQuery& query,
+                                                      int64_t) -> ProjectionChoice {
     if (qid == kLmidQid) return ProjectionChoice::kFull;
-    if (state->Chance(project_num, 3)) return ProjectionChoice::kProjected;
-    if (wide && state->Chance(1, 5)) return ProjectionChoice::kWide;
+    const int64_t n = (*ordinals)[{client, query.Key()}]++;
+    Rng draw = registrations.Fork(StrCat(client, "/", query.Key(), "/", n));
+    if (draw.Chance(project_num, 3)) return ProjectionChoice::kProjected;
+    if (wide && draw.Chance(1, 5)) return ProjectionChoice::kWide;
     return ProjectionChoice::kFull;
   };
 }

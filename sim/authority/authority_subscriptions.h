@@ -82,7 +82,10 @@ using CoverageMap = std::map<std::pair<std::string, RowValues>, std::vector<bool
 std::map<std::string, std::vector<int>> ProjectedColumns(const Ast& ast, const Schema& schema);
 
 // The simulation's policy, a deterministic function of `rng` (fork "projection" of the run
-// seed) and the registration order: a third of runs never project; the others project each
+// seed) and of each registration's (client, query key, ordinal among that client's
+// registrations of that query) — never of the registration order across queries, so removing
+// one registration leaves the others' choices unchanged (the shrinker relies on it): a third
+// of runs never project; the others project each
 // registration with probability 1/3, 2/3 or 1, and some of those (1 in 2) ship a wide hello to
 // 1 in 5 of the unprojected registrations. The lmid query (qid 0) is always full.
 ProjectionPolicy SimProjectionPolicy(Rng rng);

@@ -1,7 +1,9 @@
 // daemon_projection_test.cc — the authority's projected and wide hellos (daemon.h Projection):
 // which columns a projected subscription ships, that its rows are positional against the hello,
 // that a change to an unshipped column sends nothing, the wide hello's extra column, epochs on
-// frames, and the per-client coverage mask the convergence check applies to the store.
+// frames, and the per-client coverage mask the convergence check applies to the store; the
+// simulation's policy keys each registration's choice by (client, query, ordinal), not by order.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -221,6 +223,31 @@ TEST(DaemonProjection, FullAndWideHellos) {
   EXPECT_EQ(data[1].event.ops[0].row[0], Value::String("t1"));
   EXPECT_EQ(data[1].event.ops[0].row[2], Value::String("i1"));
   EXPECT_EQ(wide.daemon->Coverage("c0").begin()->second, (std::vector<bool>{true, true, true}));
+}
+
+// Issue 15 "shrinks that reach the minimum": a registration's projection does not depend on
+// the registrations before it (a shrink candidate without one retain re-rolls nothing else).
+TEST(SimProjectionPolicyTest, ChoiceIsKeyedByClientQueryAndOrdinalNotByOrder) {
+  auto query = [](int i) { return RemoteQuery{"issues", {{"limit", i}}}; };
+  int projecting_seeds = 0;
+  for (uint64_t seed = 1; seed <= 30; ++seed) {
+    ProjectionPolicy all = SimProjectionPolicy(Rng(seed).Fork("projection"));
+    ProjectionPolicy fewer = SimProjectionPolicy(Rng(seed).Fork("projection"));
+    if (all == nullptr) continue;
+    ++projecting_seeds;
+    std::map<std::pair<std::string, int>, ProjectionChoice> full;
+    for (int i = 0; i < 12; ++i) {
+      for (const std::string c : {"c0", "c1"}) full[{c, i}] = all(c, 1 + i, query(i), 1);
+    }
+    // Every other query left out, and the rest registered under other qids.
+    for (int i = 1; i < 12; i += 2) {
+      for (const std::string c : {"c1", "c0"}) {
+        EXPECT_EQ(fewer(c, 100 + i, query(i), 1), (full[{c, i}])) << "seed " << seed << c << i;
+      }
+    }
+    EXPECT_EQ(all("c0", kLmidQid, query(0), 1), ProjectionChoice::kFull);
+  }
+  EXPECT_GT(projecting_seeds, 5);
 }
 
 }  // namespace

@@ -145,7 +145,13 @@ void SimClient::LinkBroken() {
   reconnect_scheduled_ = true;
   TraceLine({{"ev", "link_broken"}});
   const std::string client = client_id_;
-  queue_->Schedule(rng_.Range(timing_.reconnect_ms_min, timing_.reconnect_ms_max), [this, client] {
+  // Keyed by the break's virtual ms (and ordinal in it), not drawn in call order, so a shrink
+  // candidate without an earlier break keeps every later reconnect delay (network.h).
+  const int64_t now = queue_->now_ms();
+  break_ordinal_ = now == last_break_ms_ ? break_ordinal_ + 1 : 0;
+  last_break_ms_ = now;
+  Rng delay = rng_.Fork(StrCat("reconnect/", now, "/", break_ordinal_));
+  queue_->Schedule(delay.Range(timing_.reconnect_ms_min, timing_.reconnect_ms_max), [this, client] {
     // The link came up meanwhile (a break before the first connect, then the scheduled first
     // connect): the session open now is the live one — dropping it would leave the client
     // registered nowhere, its acked mutations pending forever (partition-before-connect).

@@ -155,7 +155,9 @@ class SimClient : public OptimisticSource {
   DaemonAuthority* daemon_;
   Trace* trace_;
   std::map<std::string, int64_t>* counters_;
-  Rng rng_;
+  const Rng rng_;  // never advanced: each reconnect delay forks a stream keyed by its break ms
+  int64_t last_break_ms_ = -1;  // with break_ordinal_: the key's ordinal among breaks in that ms
+  int64_t break_ordinal_ = 0;
   ClientTiming timing_;
 
   std::map<int64_t, RemoteQuery> registry_;  // what the source has registered upstream

@@ -2,7 +2,9 @@
 // clients and the network, driven by one event queue in virtual time (SPEC §1, §2.3–2.4, §4).
 // Holds state for the duration of one run. The generator is never consulted: everything the
 // run does comes from the scenario, plus the network's and clients' runtime randomness from
-// Rng(scenario.seed) forks "network" and "client<i>".
+// Rng(scenario.seed) forks "network", "client<i>" and "projection" — each draw keyed by its
+// entity (a message's path, send ms and ordinal; a break's ms; a registration's client, query
+// and ordinal), so a scenario with one action fewer re-rolls nothing but what that action caused.
 //
 // Phases (TigerBeetle's VOPR shape): SAFETY — the scenario's actions and faults fire at their
 // times until config.safety_ms; every event is followed by the step checks (view==fresh on

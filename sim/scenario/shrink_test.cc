@@ -4,10 +4,12 @@
 // to the same property failure.
 #include "sim/scenario/shrink.h"
 
+#include <algorithm>
 #include <string>
 
 #include "gtest/gtest.h"
 #include "sim/scenario/scenario_generator.h"
+#include "sim/workload/mutators.h"
 
 namespace rindle::sim {
 namespace {
@@ -153,6 +155,56 @@ TEST(ShrinkTest, ShorterStringsStayValidUtf8) {
     return;
   }
   ADD_FAILURE() << "no seed with a non-ASCII string arg";
+}
+
+// Every candidate the shrinker proposes carries only values the generator could have made: an
+// enum arg stays one of its mutator's declared values (never "l" for "low"), an int stays an
+// int, a bool a bool (issue 15 "enums stay enums"). The synthetic run keeps every candidate
+// that keeps all the actions, so each simplification is proposed and accepted in turn.
+TEST(ShrinkTest, CandidatesKeepArgsInTheirDeclaredDomain) {
+  int enums_seen = 0;
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    absl::StatusOr<Scenario> g = GenerateScenario(seed, {.swarm = seed % 2 == 0});
+    ASSERT_TRUE(g.ok());
+    const size_t n = g->actions.size();
+    auto check = [&](const Scenario& s) {
+      for (const auto& a : s.actions) {
+        if (a.kind != ScenarioAction::Kind::kMutate &&
+            a.kind != ScenarioAction::Kind::kMutateFolded) {
+          continue;
+        }
+        for (const auto& [key, v] : a.args.items()) {
+          const MutatorArg* arg = FindMutatorArg(a.name, key);
+          if (arg == nullptr || v.is_null()) continue;
+          if (arg->type == ArgType::kEnum) {
+            ++enums_seen;
+            ASSERT_TRUE(v.is_string()) << "seed " << seed << " " << a.name << "." << key;
+            EXPECT_NE(std::find(arg->values.begin(), arg->values.end(), v.get<std::string>()),
+                      arg->values.end())
+                << "seed " << seed << " " << a.name << "." << key << " = " << v;
+          }
+          if (arg->type == ArgType::kInt) {
+            EXPECT_TRUE(v.is_number_integer()) << a.name << "." << key;
+          }
+          if (arg->type == ArgType::kBool) {
+            EXPECT_TRUE(v.is_boolean()) << a.name << "." << key;
+          }
+        }
+      }
+    };
+    ShrinkOptions options;
+    options.max_runs = 400;
+    absl::StatusOr<ShrinkResult> r = Shrink(
+        *g,
+        [&](const Scenario& s) {
+          check(s);
+          return s.actions.size() == n ? Fails("x") : RunResult();
+        },
+        options);
+    ASSERT_TRUE(r.ok()) << r.status();
+    check(r->scenario);
+  }
+  EXPECT_GT(enums_seen, 0);
 }
 
 TEST(ShrinkTest, RefusesAPassingScenario) {

@@ -1,14 +1,16 @@
 #include "sim/world/network.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "base/check.h"
+#include "base/str_util.h"
 
 namespace rindle::sim {
 
 Network::Network(EventQueue* queue, Rng rng, NetworkConfig config,
                  std::map<std::string, int64_t>* counters)
-    : queue_(queue), rng_(rng), origin_(rng), config_(config), counters_(counters) {
+    : queue_(queue), origin_(rng), config_(config), counters_(counters) {
   RINDLE_CHECK(queue_ != nullptr);
   RINDLE_CHECK(counters_ != nullptr);
   RINDLE_CHECK_GE(config_.latency_ms_min, 0);
@@ -29,13 +31,14 @@ int64_t Network::Latency(Rng& rng, const NetworkConfig& config) {
   return rng.Range(config.latency_ms_min, config.latency_ms_max);
 }
 
-Rng& Network::StreamOf(const std::string& source) {
-  if (IsDaemonSource(source)) return rng_;
-  auto it = streams_.find(source);
-  if (it == streams_.end()) {
-    it = streams_.emplace(source, origin_.Fork("endpoint/" + source)).first;
+Rng Network::MessageStream(std::string_view kind, const PathKey& key) {
+  auto& [last_ms, count] = ordinals_[{std::string(kind), key.first, key.second}];
+  const int64_t now = queue_->now_ms();
+  if (last_ms != now) {
+    last_ms = now;
+    count = 0;
   }
-  return it->second;
+  return origin_.Fork(StrCat(kind, "/", key.first, "/", key.second, "/", now, "/", count++));
 }
 
 void Network::Connect(const std::string& client, std::string_view source) {
@@ -93,7 +96,8 @@ int64_t Network::SendOrdered(const PathKey& key, bool to_server, std::function<v
     return -1;
   }
   int64_t& last_ms = to_server ? l.last_to_server_ms : l.last_to_client_ms;
-  const int64_t at = std::max(last_ms, queue_->now_ms() + Latency(StreamOf(key.second), config_));
+  Rng stream = MessageStream(to_server ? "up" : "down", key);
+  const int64_t at = std::max(last_ms, queue_->now_ms() + Latency(stream, config_));
   last_ms = at;
   const int64_t epoch = l.epoch;
   Tap(NetEvent::Kind::kSent, id, key, to_server, false, at, label);
@@ -153,9 +157,11 @@ void Network::Push(const std::string& client, std::string_view source,
   RINDLE_CHECK(deliver != nullptr);
   RINDLE_CHECK(ack != nullptr);
   const PathKey key = Key(client, source);
-  Rng* rng = &StreamOf(key.second);  // std::map: the reference outlives later insertions
   std::string label;
   const int64_t id = NewTapId(&label);
+  // One stream per push, shared by its copies: loss, duplication, each copy's latency, each
+  // copy's ack loss and ack latency, in that push's own order.
+  auto rng = std::make_shared<Rng>(MessageStream("push", key));
   int copies = 1;
   if (Partitioned(key) || rng->Chance(config_.push_loss_per_mille, 1000)) {
     Count("fault.push_lost");

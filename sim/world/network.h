@@ -12,12 +12,14 @@
 // unreachable (link down, pushes and acks lost) until it ends; other paths of the same client
 // are unaffected. Messages are closures run at delivery time on the event queue.
 //
-// Randomness: all from the Rng handed in; all time from the EventQueue. The daemon's paths draw
-// latency, loss and duplication from that Rng itself, in call order (so the daemon-only network
-// draws exactly what it always did); every other source draws from its own stream, forked off
-// the Rng as it was at construction with purpose "endpoint/<source key>", so adding a room never
-// reshuffles the daemon's draws. Preconditions (a malformed source key, an empty closure, a
-// negative duration, a config with min > max) are CHECKs; a message on a down link is dropped.
+// Randomness: all from the Rng handed in; all time from the EventQueue. Every draw is KEYED by
+// its entity, not taken in call order: a message's latency (and a push's loss, duplication and
+// ack loss) comes from a stream forked off the Rng as it was at construction with purpose
+// "<kind>/<client>/<source key>/<send ms>/<ordinal among that path's <kind> sends in that ms>",
+// so removing one message (a shrinker candidate without one action) leaves every other
+// message's draws as they were — the schedule of the rest does not re-roll. Preconditions (a
+// malformed source key, an empty closure, a negative duration, a config with min > max) are
+// CHECKs; a message on a down link is dropped.
 // Tap (for the failure report, sim/run/run_observer.h): when set, every message's fate is
 // reported as a NetEvent; the tap draws nothing from the Rng and schedules nothing, so setting
 // it changes no run.
@@ -28,6 +30,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 
 #include "base/source_key.h"
@@ -147,8 +150,8 @@ class Network {
   };
   static PathKey Key(const std::string& client, std::string_view source);
   bool Partitioned(const PathKey& key) const;
-  // The latency/loss stream of `source` (the daemon's: rng_ itself).
-  Rng& StreamOf(const std::string& source);
+  // The stream of one message: keyed by (kind, path, send ms, ordinal in that ms) — see above.
+  Rng MessageStream(std::string_view kind, const PathKey& key);
   static int64_t Latency(Rng& rng, const NetworkConfig& config);
   // One ordered direction of a link: schedules `deliver` after `*last_ms` and a fresh latency.
   int64_t SendOrdered(const PathKey& key, bool to_server, std::function<void()> deliver);
@@ -159,15 +162,16 @@ class Network {
            int64_t at_ms, const std::string& label);
 
   EventQueue* queue_;
-  Rng rng_;
-  const Rng origin_;  // rng_ at construction: the parent of every non-daemon stream
+  const Rng origin_;  // the Rng at construction: the parent of every message's stream
   NetworkConfig config_;
   std::map<std::string, int64_t>* counters_;
   std::map<PathKey, Link> links_;
-  std::map<std::string, Rng> streams_;  // non-daemon source key → its stream
   NetTap tap_;
   std::string next_label_;
   int64_t tap_ids_ = 0;
+  // (kind, client, source) → (ms of its last send, sends in that ms): the message ordinal.
+  std::map<std::tuple<std::string, std::string, std::string>, std::pair<int64_t, int64_t>>
+      ordinals_;
 };
 
 }  // namespace rindle::sim

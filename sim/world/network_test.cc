@@ -1,6 +1,8 @@
 // network_test.cc — the network's paths keyed by (client, authority source key): the keyed
 // daemon path is exactly the client-only one (same draws, same event order), and two endpoints
-// of one client are separate paths (own epoch, partition and latency/loss stream).
+// of one client are separate paths (own epoch, partition and latency/loss stream); every draw
+// is keyed by its message (path, send ms, ordinal), so one message fewer — or another client's
+// traffic — leaves the other messages' latency, loss and duplication as they were.
 #include "sim/world/network.h"
 
 #include <map>
@@ -118,6 +120,44 @@ TEST(NetworkPathsDeathTest, MalformedSourceKeyIsAProgrammerError) {
   Net n;
   EXPECT_DEATH(n.net.Connect("c0", "dameon"), "malformed source key");
   EXPECT_DEATH(n.net.Connect("c0", "room:"), "malformed source key");
+}
+
+// Issue 15 "shrinks that reach the minimum": c1's traffic, and one extra c0 push (sent after
+// c0's own push in the same ms), do not re-roll c0's latencies, losses, duplicates or ack losses.
+TEST(NetworkPaths, OneMessageFewerLeavesTheOthersDrawsAlone) {
+  auto script = [](Net& n, bool with_c1, bool extra_c0_push) {
+    n.net.Connect("c0");
+    n.net.Connect("c1");
+    for (int i = 0; i < 30; ++i) {
+      const std::string tag = StrCat(i);
+      n.queue.ScheduleAt(7 * i, [&n, tag, i, with_c1, extra_c0_push] {
+        n.net.Push(
+            "c0",
+            [&n, tag] {
+              n.log.push_back(StrCat("push:", tag, "@", n.queue.now_ms()));
+              return true;
+            },
+            n.Note("ack:" + tag));
+        if (with_c1) {
+          n.net.SendToClient("c1", [] {});
+          n.net.Push("c1", [] { return true; }, [] {});
+        }
+        if (i == 3 && extra_c0_push) n.net.Push("c0", [] { return true; }, [] {});
+      });
+      n.queue.ScheduleAt(7 * i + 3, [&n, tag] { n.net.SendToServer("c0", n.Note("up:" + tag)); });
+    }
+    n.Drain();
+  };
+  Net base;
+  Net busy;
+  Net more;
+  script(base, /*with_c1=*/false, /*extra_c0_push=*/false);
+  script(busy, /*with_c1=*/true, /*extra_c0_push=*/false);
+  script(more, /*with_c1=*/true, /*extra_c0_push=*/true);
+  EXPECT_GT(base.log.size(), 30u);
+  EXPECT_GT(base.counters["fault.push_lost"], 0);
+  EXPECT_EQ(base.log, busy.log);
+  EXPECT_EQ(base.log, more.log);
 }
 
 }  // namespace
