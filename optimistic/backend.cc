@@ -460,6 +460,16 @@ void OptimisticBackend::HandleProgress(const std::string& key, const ProgressFra
   RINDLE_CHECK(!health_.in_cycle);
 }
 
+void OptimisticBackend::TestRelease(const std::string& domain,
+                                    const std::vector<ServerDeltaOp>& delta,
+                                    std::optional<int64_t> watermark_update) {
+  const absl::Status s =
+      Guard(HealthCheck::kCheck, [] { return std::string("testRelease called"); });
+  if (!s.ok()) return health_.Fail(s);
+  if (watermark_update) ledger_.RaiseWatermark(domain, *watermark_update);
+  reconcile_.ApplyRelease(daemon_key(), delta, {});
+}
+
 void OptimisticBackend::OnOutcome(const std::string& domain, const MutationOutcomeFrame& frame) {
   const absl::Status s = Guard(HealthCheck::kCheck, [&] {
     return absl::StrCat("mutationOutcome for ", domain, " mid ", frame.mid, " delivered");

@@ -249,6 +249,11 @@ class OptimisticBackend {
   void OnResync() { HandleResync(daemon_key()); }
   // A mutationOutcome frame from `domain`'s channel (outcomes.h), handled now.
   void OnOutcome(const std::string& domain, const MutationOutcomeFrame& frame);
+  // Test seam (seed 002 `__testRelease`): the apply half of a release for `domain` with NO gate —
+  // watermark[domain] max-folds `watermark_update` (when given), then the per-domain confirm-drop
+  // and the reconcile cycle over the coherent server `delta`. Errors land in health().
+  void TestRelease(const std::string& domain, const std::vector<ServerDeltaOp>& delta,
+                   std::optional<int64_t> watermark_update = std::nullopt);
 
  private:
   enum class HealthCheck { kCheck, kSkip };

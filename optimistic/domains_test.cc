@@ -133,3 +133,31 @@ TEST_F(MultiDomainTest, ARoomFoldStreamsAtItsRoomCadence) {
 
 }  // namespace
 }  // namespace rindle
+
+namespace rindle {
+namespace {
+
+using namespace backend_test;  // NOLINT: test fixture names
+
+TEST_F(MultiDomainTest, TheTestReleaseSeamConfirmsAGatelessDomain) {
+  ASSERT_TRUE(backend_->Invoke("createIssue", RoomArgs({{"id", "r"}, {"title", "R"}})).ok());
+  ASSERT_TRUE(backend_->Invoke("createIssue", {{"id", "d"}, {"title", "D"}}).ok());
+  EXPECT_EQ(backend_->InspectDomains().gates.count(kRoom), 0u);
+  // The room's effect arrives as a coherent delta with its confirm; the daemon entry stays.
+  ServerDeltaOp add;
+  add.table = "issue";
+  add.row = Issue("r", "R");
+  backend_->TestRelease(kRoom, {add}, 1);
+  DomainsInspect d = backend_->InspectDomains();
+  EXPECT_EQ(d.watermark.at(kRoom), 1);
+  ASSERT_EQ(d.pending.size(), 1u);
+  EXPECT_EQ(d.pending[0].domain, "daemon");
+  EXPECT_EQ(Head("issue"), (std::vector<RowValues>{Issue("d", "D"), Issue("r", "R")}));
+  // Max-folded: a lower update never regresses it.
+  backend_->TestRelease(kRoom, {}, 0);
+  EXPECT_EQ(backend_->InspectDomains().watermark.at(kRoom), 1);
+  EXPECT_TRUE(backend_->health().ok()) << backend_->health();
+}
+
+}  // namespace
+}  // namespace rindle

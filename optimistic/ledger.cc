@@ -108,6 +108,12 @@ absl::Status Ledger::FoldConfirm(const std::string& domain, int64_t lmid) {
   return absl::OkStatus();
 }
 
+void Ledger::RaiseWatermark(const std::string& domain, int64_t lmid) {
+  EnsureDomain(domain);
+  int64_t& w = watermark_.at(domain);
+  w = std::max(w, lmid);
+}
+
 bool Ledger::DropConfirmed() {
   // An unflushed fold (no mid) is never confirmable.
   const size_t before = pending_.size();

@@ -70,6 +70,9 @@ class Ledger {
   bool Issued(const std::string& domain, int64_t mid) const;
 
   absl::Status FoldConfirm(const std::string& domain, int64_t lmid);
+  // The test seam's confirm (seed 002 __testRelease watermarkUpdate): watermark[domain] :=
+  // max(watermark, lmid), opening the domain if needed — no lmid-stream checks.
+  void RaiseWatermark(const std::string& domain, int64_t lmid);
   // Drops every confirmed entry; returns whether pending shrank.
   bool DropConfirmed();
   // Drops the entries at these indexes of pending() (a failed re-invocation), keeping the order.
