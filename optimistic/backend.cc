@@ -10,44 +10,102 @@
 
 namespace rindle {
 
-namespace {
-
-std::map<std::string, std::unique_ptr<Channel>> DaemonChannel(const OptimisticOptions& options,
-                                                              OptimisticSource* daemon) {
-  std::map<std::string, std::unique_ptr<Channel>> out;
-  const std::string key(kDaemonSource);
-  out[key] = std::make_unique<Channel>(key, options.client_id, &options.schema,
-                                       &options.local_tables, options.buffer_cap, daemon);
-  return out;
-}
-
-}  // namespace
-
 OptimisticBackend::OptimisticBackend(OptimisticOptions options, OptimisticSource* daemon)
     : options_(std::move(options)),
       registry_(options_.mutators),
-      channels_(DaemonChannel(options_, daemon)),
-      daemon_(channels_.at(std::string(kDaemonSource)).get()),
-      subs_(daemon_),
+      channels_(options_.client_id, &options_.schema, &options_.local_tables,
+                options_.buffer_cap, daemon),  // CHECKs daemon non-null
+      subs_(&channels_),
       views_(&db_, &health_, &subs_, &ledger_),
-      folds_(options_.clock, &ledger_, &health_, std::string(kDaemonSource), options_.client_id,
-             [this](const MutationEnvelope& e) { PushEnvelope(e); },
-             [this](const std::string& key) { FlushFold(key); }),
+      domains_(options_.domain_policy),
+      folds_(
+          options_.clock, &ledger_, &health_,
+          [this](const std::string& name, const nlohmann::json& args) {
+            return domains_.Resolve(name, args);
+          },
+          options_.client_id,
+          [this](const std::string& domain, const MutationEnvelope& e) { PushEnvelope(domain, e); },
+          [this](const std::string& key) { FlushFold(key); }),
       reconcile_(&db_, &health_, &registry_, &options_.schema, &options_.local_tables, &ledger_,
-                 &views_, &folds_) {
-  RINDLE_CHECK(daemon != nullptr);
+                 &views_, &folds_),
+      outcomes_(&ledger_, options_.client_id,
+                Outcomes::Hooks{
+                    [this](const std::string& domain, const MutationEnvelope& e) {
+                      PushEnvelope(domain, e);
+                    },
+                    [this](const std::string& name, const nlohmann::json& args) {
+                      return InvokeWith(name, args, std::string(kDaemonSource)).status();
+                    },
+                    options_.on_rejected}) {
   RINDLE_CHECK_GT(options_.buffer_cap, size_t{0});
   ledger_.AddDomain(kDaemonSource);
   RegisterTables();
-  daemon_->Connect([this](int64_t qid, const NormalizedEvent& ev) { OnFrame(qid, ev); },
-                   [this](const ProgressFrame& f) { OnProgress(f); }, [this]() { OnRestart(); },
-                   [this]() { OnResync(); });
-  daemon_->RegisterLmidQuery();
+  WireChannel(channels_.daemon());
+  channels_.daemon().RegisterLmidQuery();
 }
 
-// Detach: the source outlives us and must not call into a destroyed backend (folds_ clears its
+// Detach: the sources outlive us and must not call into a destroyed backend (folds_ clears its
 // timers as it is destroyed).
-OptimisticBackend::~OptimisticBackend() { daemon_->Disconnect(); }
+OptimisticBackend::~OptimisticBackend() {
+  for (const auto& [key, channel] : channels_.all()) channel->Disconnect();
+}
+
+void OptimisticBackend::WireChannel(Channel& channel) {
+  const std::string key = channel.key();
+  channel.Connect(
+      [this, key](int64_t qid, const NormalizedEvent& ev) { HandleFrame(key, qid, ev); },
+      [this, key](const ProgressFrame& f) { HandleProgress(key, f); },
+      [this, key]() { HandleRestart(key); }, [this, key]() { HandleResync(key); },
+      // Out of band: on arrival, never behind this channel's cv buffer (outcomes.h).
+      [this, key](const MutationOutcomeFrame& f) { OnOutcome(key, f); });
+}
+
+// --- channels --------------------------------------------------------------------------------
+
+absl::Status OptimisticBackend::ConnectSource(const std::string& source_key,
+                                              OptimisticSource* source) {
+  RINDLE_CHECK(source != nullptr);
+  absl::Status arg_error;
+  if (source_key.empty()) {
+    arg_error = absl::InvalidArgumentError("connectSource: the source key is empty");
+  } else if (channels_.Has(source_key)) {
+    arg_error = absl::AlreadyExistsError(
+        absl::StrCat("optimistic backend: source ", source_key, " is already connected"));
+  }
+  RETURN_IF_ERROR(Guard(HealthCheck::kCheck,
+                        [&] { return absl::StrCat("connectSource ", source_key, ": called"); },
+                        std::move(arg_error)));
+  Channel& channel = channels_.Add(source_key, source);
+  // The channel's lmid stream folds into watermark[key]: a reconnected domain continues its
+  // surviving nextMid / watermark (its lmid snapshot max-folds into them).
+  ledger_.EnsureDomain(source_key);
+  WireChannel(channel);
+  channel.RegisterLmidQuery();
+  RINDLE_CHECK(channels_.Has(source_key));
+  return absl::OkStatus();
+}
+
+absl::Status OptimisticBackend::DisconnectSource(const std::string& source_key) {
+  absl::Status arg_error;
+  if (IsDaemonSource(source_key)) {
+    arg_error = absl::FailedPreconditionError(
+        "optimistic backend: the daemon source cannot be disconnected");
+  } else if (subs_.AnyOn(source_key)) {
+    arg_error = absl::FailedPreconditionError(absl::StrCat(
+        "optimistic backend: cannot disconnect \"", source_key,
+        "\" — a query is still retained on it (release or move it first)"));
+  }
+  RETURN_IF_ERROR(Guard(HealthCheck::kSkip,
+                        [&] { return absl::StrCat("disconnectSource ", source_key, ": called"); },
+                        std::move(arg_error)));
+  Channel* channel = channels_.Find(source_key);
+  if (channel == nullptr) return absl::OkStatus();
+  channel->Disconnect();
+  channel->UnregisterLmidQuery();
+  channels_.Remove(source_key);  // the domain's ledger state and processed outcomes stay
+  RINDLE_CHECK(ledger_.HasDomain(source_key));
+  return absl::OkStatus();
+}
 
 void OptimisticBackend::RegisterTables() {
   for (const auto& t : options_.local_tables) {
@@ -88,18 +146,26 @@ absl::Status OptimisticBackend::Guard(HealthCheck health, absl::FunctionRef<std:
   return absl::OkStatus();
 }
 
-void OptimisticBackend::PushEnvelope(const MutationEnvelope& envelope) {
+void OptimisticBackend::PushEnvelope(const std::string& domain, const MutationEnvelope& envelope) {
   if (send_observer_) send_observer_(envelope);
-  daemon_->Push(envelope);
+  channels_.For(domain).Push(envelope);
 }
 
 // --- invoke ----------------------------------------------------------------------------------
 
 absl::StatusOr<int64_t> OptimisticBackend::Invoke(const std::string& name,
                                                   const nlohmann::json& args) {
+  return InvokeWith(name, args, std::nullopt);
+}
+
+absl::StatusOr<int64_t> OptimisticBackend::InvokeWith(const std::string& name,
+                                                      const nlohmann::json& args,
+                                                      const std::optional<std::string>& pin) {
   RETURN_IF_ERROR(Guard(HealthCheck::kCheck,
                         [&] { return absl::StrCat("invoke \"", name, "\": called"); }));
   ASSIGN_OR_RETURN(const Mutator* mutator, registry_.Find(name));
+  // Declared, resolved BEFORE the prediction runs (domains.h).
+  const std::string domain = domains_.Resolve(name, args, pin);
   MutatorRun run =
       RunMutator(db_, options_.schema, options_.local_tables, *mutator, args, RunMode::kInvoke);
   if (!run.ok()) return RunFailure(run, absl::StrCat("mutator \"", name, "\""));
@@ -108,20 +174,20 @@ absl::StatusOr<int64_t> OptimisticBackend::Invoke(const std::string& name,
   folds_.DrainOverlapping(Touched(run.writes));
   folds_.NoteOvertaken(run.writes, run.reads);
   // The prediction stuck: only now is a mid (and seq) dealt — a throw consumed none (#10).
-  auto [mid, seq] = ledger_.DealMid(daemon_key());
+  auto [mid, seq] = ledger_.DealMid(domain);
   PendingMutation entry;
   entry.mid = mid;
   entry.seq = seq;
   entry.name = name;
   entry.args = args;
-  entry.domain = daemon_key();
+  entry.domain = domain;
   entry.writes = std::move(run.writes);
   entry.reads = std::move(run.reads);
   const PendingMutation& appended = ledger_.Append(std::move(entry));
   RINDLE_CHECK_EQ(appended.mid.value_or(0), mid);
   views_.ApplyBatches(run.batches);
   views_.RefreshAxes();
-  PushEnvelope(MutationEnvelope{options_.client_id, mid, name, args});
+  PushEnvelope(domain, MutationEnvelope{options_.client_id, mid, name, args});
   return mid;
 }
 
@@ -222,9 +288,12 @@ absl::Status OptimisticBackend::WriteLocal(const std::vector<RowOp>& ops) {
 // --- queries ---------------------------------------------------------------------------------
 
 absl::Status OptimisticBackend::RegisterQuery(int64_t qid, const Ast& ast,
-                                              std::optional<RemoteQuery> remote) {
+                                              std::optional<RemoteQuery> remote,
+                                              const std::string& channel) {
   absl::Status arg_error;
-  if (qid == kLmidQid) {
+  if (remote && !channels_.Has(channel)) {
+    arg_error = channels_.Require(channel).status();  // a bad channel fails first (seed 002)
+  } else if (qid == kLmidQid) {
     arg_error = absl::InvalidArgumentError(
         "registerQuery: qid 0 is reserved for the lmid system query");
   } else if (views_.Has(qid)) {
@@ -241,7 +310,7 @@ absl::Status OptimisticBackend::RegisterQuery(int64_t qid, const Ast& ast,
   if (remote) RETURN_IF_ERROR(subs_.CheckWireId(qid, *remote));
   RETURN_IF_ERROR(views_.Register(qid, ast));
   if (remote) {
-    if (absl::Status s = RetainRemoteQuery(qid, *remote, qid); !s.ok()) {
+    if (absl::Status s = RetainRemoteQuery(qid, *remote, qid, channel); !s.ok()) {
       views_.Destroy(qid);
       return s;
     }
@@ -253,13 +322,17 @@ absl::Status OptimisticBackend::RegisterQuery(int64_t qid, const Ast& ast,
 }
 
 absl::Status OptimisticBackend::RetainRemoteQuery(int64_t retain_qid, const RemoteQuery& remote,
-                                                  std::optional<int64_t> local_qid) {
+                                                  std::optional<int64_t> local_qid,
+                                                  const std::string& channel) {
+  absl::Status arg_error = channels_.Require(channel).status();  // first (seed 002 requireGate)
+  if (arg_error.ok() && retain_qid == kLmidQid) {
+    arg_error =
+        absl::InvalidArgumentError("retainRemoteQuery: qid 0 is reserved for the lmid system query");
+  }
   RETURN_IF_ERROR(Guard(
       HealthCheck::kCheck,
       [&] { return absl::StrCat("retainRemoteQuery ", retain_qid, ": called"); },
-      retain_qid == kLmidQid ? absl::InvalidArgumentError(
-                                   "retainRemoteQuery: qid 0 is reserved for the lmid system query")
-                             : absl::OkStatus()));
+      std::move(arg_error)));
   if (subs_.HasRetain(retain_qid)) {
     return absl::AlreadyExistsError(
         absl::StrCat("retainRemoteQuery: qid ", retain_qid, " is already a live retain"));
@@ -268,7 +341,7 @@ absl::Status OptimisticBackend::RetainRemoteQuery(int64_t retain_qid, const Remo
     return absl::NotFoundError(absl::StrCat("retainRemoteQuery ", retain_qid,
                                             ": no live local view ", *local_qid));
   }
-  ASSIGN_OR_RETURN(const bool late_joiner, subs_.Retain(retain_qid, remote, local_qid));
+  ASSIGN_OR_RETURN(const bool late_joiner, subs_.Retain(retain_qid, remote, local_qid, channel));
   // A late joiner to a hydrated sub: notify kComplete even if it already read kComplete.
   if (late_joiner) views_.NotifyResultType(*local_qid, ResultType::kComplete, /*force=*/true);
   views_.RefreshAxes();
@@ -305,13 +378,25 @@ void OptimisticBackend::UnregisterQuery(int64_t qid) {
 
 // --- frames ----------------------------------------------------------------------------------
 
-void OptimisticBackend::OnFrame(int64_t qid, const NormalizedEvent& ev) {
+void OptimisticBackend::HandleFrame(const std::string& key, int64_t qid,
+                                    const NormalizedEvent& ev) {
+  Channel* channel = channels_.Find(key);
+  if (channel == nullptr) return;  // a late call of a disconnected channel
   const absl::Status s =
       Guard(HealthCheck::kCheck, [&] { return absl::StrCat("frame for qid ", qid, " delivered"); });
   if (!s.ok()) return health_.Fail(s);  // a no-op when already unhealthy (health is sticky)
-  // A frame for a qid with no live sub (a late frame of a released sub) has no footprint to
-  // feed; folding it would plant rows no DropQuery would ever GC.
-  if (qid != kLmidQid && !subs_.HasSource(qid)) return;
+  if (qid != kLmidQid) {
+    // A frame for a qid with no live sub (a late frame of a released sub) has no footprint to
+    // feed; folding it would plant rows no DropQuery would ever GC.
+    const std::optional<std::string> owner = subs_.ChannelOf(qid);
+    if (!owner) return;
+    // A qid lives on the ONE channel its sub registered on: a frame on another is a wiring bug
+    // that would split the query's frames across two cv timelines.
+    if (*owner != key) {
+      return health_.Fail(absl::InternalError(absl::StrCat(
+          "optimistic backend: qid ", qid, " arrived on ", key, " but is owned by ", *owner)));
+    }
+  }
   // The lmid query's hello outside a fence: the source (re)registered it — a (re)connect, which
   // re-registers every query — so fence the gate until all their snapshots are here (gate.h; the
   // seed is silent — see there). An overflow's Reregister fences by itself.
@@ -319,18 +404,18 @@ void OptimisticBackend::OnFrame(int64_t qid, const NormalizedEvent& ev) {
   // are of that session's epochs, and the frames after them died with its link — releasing them
   // with the new lmid snapshot would drop a confirmed write from the view.
   if (qid == kLmidQid && ev.type == NormalizedEvent::Type::kHello &&
-      (!daemon_->gate().fenced() || resync_since_fence_)) {
-    daemon_->FenceResync(subs_.Live());
-    resync_since_fence_ = false;
+      (!channel->gate().fenced() || channel->resync_since_fence())) {
+    channel->FenceResync(subs_.Live(key));
+    channel->set_resync_since_fence(false);
   }
   absl::Status error;
-  switch (daemon_->Admit(qid, ev, &error)) {
+  switch (channel->Admit(qid, ev, &error)) {
     case Channel::Action::kResubscribe:  // "drift ⇒ re-subscribe"
-      daemon_->Resubscribe(qid, subs_.RemoteOf(qid));
+      channel->Resubscribe(qid, subs_.RemoteOf(qid));
       break;
-    case Channel::Action::kOverflow:  // §8.5: key order — deterministic
-      daemon_->Reregister(subs_.Live());
-      resync_since_fence_ = false;
+    case Channel::Action::kOverflow:  // §8.5: this channel's subs only, key order
+      channel->Reregister(subs_.Live(key));
+      channel->set_resync_since_fence(false);
       break;
     case Channel::Action::kNone:
       break;
@@ -338,28 +423,60 @@ void OptimisticBackend::OnFrame(int64_t qid, const NormalizedEvent& ev) {
   health_.Fail(std::move(error));
 }
 
-// The gate resets (CHECKed empty by the channel); pending stays for the resync to re-send.
-void OptimisticBackend::OnRestart() { daemon_->Reset(); }
-
-void OptimisticBackend::OnResync() {
-  RINDLE_CHECK(!health_.in_cycle);  // a source must not resync from inside RegisterQuery/Push
-  // A reconnect: the buffered frames came on the dead connection (gate.h DropConnection).
-  daemon_->DropConnection();
-  resync_since_fence_ = true;
-  daemon_->Resend(ledger_, options_.client_id);
+// This channel's gate resets (CHECKed empty by the channel); pending stays for the resync to
+// re-send; the other channels are untouched (an authority restart is per channel, §5.1).
+void OptimisticBackend::HandleRestart(const std::string& key) {
+  if (Channel* channel = channels_.Find(key)) channel->Reset();
 }
 
-void OptimisticBackend::OnProgress(const ProgressFrame& frame) {
+void OptimisticBackend::HandleResync(const std::string& key) {
+  RINDLE_CHECK(!health_.in_cycle);  // a source must not resync from inside RegisterQuery/Push
+  Channel* channel = channels_.Find(key);
+  if (channel == nullptr) return;
+  // A reconnect: the buffered frames came on the dead connection (gate.h DropConnection).
+  channel->DropConnection();
+  channel->set_resync_since_fence(true);
+  // §7.5 rule 3: THIS domain's sent envelopes, original mids, mid order, on its own channel. A
+  // gate-less domain's envelopes (shipped on the daemon channel) are not re-sent by the daemon's
+  // resync — seed 002 resendPending(gate.key) re-sends the gate's own domain only.
+  channel->Resend(ledger_, options_.client_id);
+}
+
+void OptimisticBackend::HandleProgress(const std::string& key, const ProgressFrame& frame) {
+  Channel* channel = channels_.Find(key);
+  if (channel == nullptr) return;
   const absl::Status s =
       Guard(HealthCheck::kCheck, [] { return std::string("progress delivered"); });
   if (!s.ok()) return health_.Fail(s);  // a no-op when already unhealthy (health is sticky)
   std::set<int64_t> newly;
-  // The first released snapshot is the hydration point — even an empty one.
-  const absl::Status released = daemon_->Release(
+  // The first released snapshot is the hydration point — even an empty one. The channel's lmid
+  // frames fold into watermark[key] alone.
+  const absl::Status released = channel->Release(
       frame.cv_min, &ledger_, [&](int64_t qid) { subs_.MarkHydrated(qid, &newly); });
   if (!released.ok()) return health_.Fail(released);
-  reconcile_.ApplyRelease(daemon_key(), daemon_->TakeDelta(), newly);
+  // The confirm-drop is per domain (each entry's own watermark); the engine rebases every
+  // channel's delta through the daemon baseline it attaches today (see backend.h "Channels").
+  reconcile_.ApplyRelease(daemon_key(), channel->TakeDelta(), newly);
   RINDLE_CHECK(!health_.in_cycle);
+}
+
+void OptimisticBackend::TestRelease(const std::string& domain,
+                                    const std::vector<ServerDeltaOp>& delta,
+                                    std::optional<int64_t> watermark_update) {
+  const absl::Status s =
+      Guard(HealthCheck::kCheck, [] { return std::string("testRelease called"); });
+  if (!s.ok()) return health_.Fail(s);
+  if (watermark_update) ledger_.RaiseWatermark(domain, *watermark_update);
+  reconcile_.ApplyRelease(daemon_key(), delta, {});
+}
+
+void OptimisticBackend::OnOutcome(const std::string& domain, const MutationOutcomeFrame& frame) {
+  const absl::Status s = Guard(HealthCheck::kCheck, [&] {
+    return absl::StrCat("mutationOutcome for ", domain, " mid ", frame.mid, " delivered");
+  });
+  if (!s.ok()) return health_.Fail(s);  // a no-op when already unhealthy (health is sticky)
+  outcomes_.Handle(domain, frame);
+  views_.RefreshAxes();
 }
 
 // --- introspection ---------------------------------------------------------------------------
@@ -389,8 +506,8 @@ Inspect OptimisticBackend::inspect() const {
   }
   out.confirmed_lmid = ledger_.watermark().at(daemon_key());
   out.next_mid = ledger_.next_mid().at(daemon_key());
-  out.applied_cv = daemon_->gate().applied_cv();
-  out.buffered_frames = daemon_->gate().buffered();
+  out.applied_cv = daemon().gate().applied_cv();
+  out.buffered_frames = daemon().gate().buffered();
   for (const auto& t : ledger_.PendingTables()) out.pending_tables.push_back(t);
   return out;
 }
@@ -399,7 +516,7 @@ DomainsInspect OptimisticBackend::InspectDomains() const {
   DomainsInspect out;
   out.next_mid = ledger_.next_mid();
   out.watermark = ledger_.watermark();
-  for (const auto& [key, channel] : channels_) {
+  for (const auto& [key, channel] : channels_.all()) {
     out.gates[channel->gate().key()] =
         GateInspect{channel->gate().applied_cv(), channel->gate().buffered()};
   }

@@ -1,15 +1,19 @@
-// backend.h — the optimistic client (seed 002 `OptimisticBackend`, SPEC §2.2), SINGLE-DOMAIN core:
-// a THIN facade over its parts. One authority channel (kDaemonSource), named mutators predicted on
-// a local engine Db, pending entries with per-domain gapless mids + client-global seq, one
-// coherence gate, NormalizedSync, lmid-as-data confirmation and the rebase reconcile cycle. Holds
+// backend.h — the optimistic client (seed 002 `OptimisticBackend`, SPEC §2.2): a THIN facade over
+// its parts. Authority channels (the daemon always, rooms via ConnectSource), named mutators
+// predicted on a local engine Db, pending entries with per-domain gapless mids + client-global
+// seq, one coherence gate and NormalizedSync per channel, lmid-as-data confirmation per domain,
+// the outcome handshake and the rebase reconcile cycle. Holds
 // state; not thread-safe; not re-entrant (a source must not call back into the backend from
 // RegisterQuery/PushMutation).
 //
 // Where each part lives (each header documents its own rules):
 //   run_mutator.h   — running a mutator once through a TrackingTx (invoke, fold, re-invocation)
 //   ledger.h        — pending entries, per-domain mids, the deal seq, watermarks, confirm-drop
-//   channel.h       — the authority channel: gate, NormalizedSync, CRIT#4 hello check, lmid
+//   channel.h       — one authority channel: gate, NormalizedSync, CRIT#4 hello check, lmid
 //                     projection, refused epochs, restart / resync / overflow, counters
+//   channels.h      — the channels by source key; where a domain's envelope ships
+//   domains.h       — the declared confirming domain (domainPolicy, pins)
+//   outcomes.h      — the mutationOutcome handshake (rejected / deopt, the processed sets)
 //   subscriptions.h — RemoteSub refcounting, retains, hydration, release + GC (CRIT#2)
 //   views.h         — local queries + ResultViews, ResultType, the pending axis, observers
 //   folds.h         — folded invokes (FOLDED-MUTATIONS-DESIGN), timers, flush-on-enqueue,
@@ -45,6 +49,27 @@
 // check, release order, overflow, restart, resync) and reconcile.h (confirm-drop and the cycle).
 // Frames for a qid with no live sub are ignored.
 //
+// Channels (seed 002 connectSource / disconnectSource, §5.1): ConnectSource(key, source) attaches
+// a second authority channel — its own gate and NormalizedSync, its own cv timeline, its own
+// reserved lmid stream (qid 0) folding into watermark[key], its restart / resync / overflow
+// touching only itself (coherent within a channel, eventual across). RegisterQuery /
+// RetainRemoteQuery take the channel a remote sub registers on (default the daemon; it must be
+// connected: NotFound); a (name, args) sub lives on one channel (subscriptions.h). A data frame
+// arriving on a channel other than its sub's is a wiring error (sticky Internal health).
+// DisconnectSource(key) detaches the channel's handlers, unregisters its lmid stream and drops
+// its gate; the domain's nextMid, watermark and processed outcomes stay forever. Errors: the
+// daemon can be neither connected again nor disconnected; an already-connected key is
+// AlreadyExists; disconnecting a channel a live sub still lives on is FailedPrecondition (seed
+// 002's disconnectSource does not check — its one caller, demoteRoomSource, validates first).
+// The engine attaches only the daemon baseline today (engine/rebase.h; the namespaced room tables
+// are the next issue's view plane), so every channel's released delta rebases through it.
+//
+// Domains (seed 002 domainPolicy / dealMid / channelFor, §7.1): the declared domain is resolved
+// before the prediction runs; the mid is dealt from that domain's ledger and pins it; the envelope
+// ships on that domain's channel, or the daemon's when the domain has no connected gate.
+// Outcomes (seed 002 H-v, §3.3): each channel's mutationOutcome frames are handled on arrival,
+// out of band (outcomes.h); OnOutcome(domain, frame) is that handler (public for harnesses).
+//
 // Errors: Invoke/RegisterQuery return Status naming the mutator/qid. Unrecoverable conditions —
 // a confirmed lmid above every issued mid while sent mids are pending, a malformed server frame,
 // an engine failure inside a cycle, a view that cannot fold its events — are stored as the sticky
@@ -65,12 +90,15 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/source_key.h"
 #include "engine/ast.h"
 #include "engine/db.h"
 #include "engine/schema.h"
 #include "engine/ivm/view.h"
 #include "nlohmann/json.hpp"
 #include "optimistic/channel.h"
+#include "optimistic/channels.h"
+#include "optimistic/domains.h"
 #include "optimistic/fold_clock.h"
 #include "optimistic/folds.h"
 #include "optimistic/gate.h"
@@ -80,6 +108,7 @@
 #include "optimistic/mutation_tx.h"
 #include "optimistic/mutator_registry.h"
 #include "optimistic/normalized_sync.h"
+#include "optimistic/outcomes.h"
 #include "optimistic/pending.h"
 #include "optimistic/reconcile.h"
 #include "optimistic/source.h"
@@ -95,6 +124,8 @@ struct OptimisticOptions {
   std::map<std::string, Mutator> mutators;
   size_t buffer_cap = 1024;
   FoldClock* clock = nullptr;  // fold timers; must outlive the backend; required for folds
+  DomainPolicy domain_policy;  // empty: every mutation confirms on the daemon (domains.h)
+  RejectedHandler on_rejected;  // a final rejection's reason surface (outcomes.h); may be empty
 };
 
 class OptimisticBackend {
@@ -126,8 +157,15 @@ class OptimisticBackend {
   // called inside a reconcile cycle.
   absl::Status WriteLocal(const std::vector<RowOp>& ops);
 
+  // `source` must outlive the backend (or its DisconnectSource). Errors: see "Channels" above.
+  absl::Status ConnectSource(const std::string& source_key, OptimisticSource* source);
+  // A no-op for a key that is not connected.
+  absl::Status DisconnectSource(const std::string& source_key);
+  bool IsConnected(const std::string& source_key) const { return channels_.Has(source_key); }
+
   absl::Status RegisterQuery(int64_t qid, const Ast& ast,
-                             std::optional<RemoteQuery> remote = std::nullopt);
+                             std::optional<RemoteQuery> remote = std::nullopt,
+                             const std::string& channel = std::string(kDaemonSource));
   // Tears the view down and releases its own retain (if any). A no-op for an unknown qid. A
   // failing GC cycle is recorded in health().
   void UnregisterQuery(int64_t qid);
@@ -135,7 +173,8 @@ class OptimisticBackend {
   // feeding the live local view `local_qid`. Errors: qid 0 / already a live retain / unknown
   // local view / inside a cycle.
   absl::Status RetainRemoteQuery(int64_t retain_qid, const RemoteQuery& remote,
-                                 std::optional<int64_t> local_qid = std::nullopt);
+                                 std::optional<int64_t> local_qid = std::nullopt,
+                                 const std::string& channel = std::string(kDaemonSource));
   // Releases one retain; the last one for a key unregisters the sub and GCs (CRIT#2). No-op for
   // an unknown retain qid.
   void ReleaseRemoteQuery(int64_t retain_qid);
@@ -149,7 +188,13 @@ class OptimisticBackend {
   Inspect inspect() const;
   DomainsInspect InspectDomains() const;
   const Db& engine() const { return db_; }
-  const NormalizedSync& sync() const { return daemon_->sync(); }
+  const NormalizedSync& sync() const { return channels_.daemon().sync(); }
+  // The connected channel `key`, or nullptr.
+  const Channel* channel(const std::string& key) const { return channels_.Find(key); }
+  const OutcomeCounters& outcome_counters() const { return outcomes_.counters(); }
+  bool OutcomeProcessed(const std::string& domain, int64_t mid) const {
+    return outcomes_.Processed(domain, mid);
+  }
   const std::vector<PendingMutation>& pending() const { return ledger_.pending(); }
   const std::string& client_id() const { return options_.client_id; }
   absl::Status health() const { return health_.status; }
@@ -186,21 +231,29 @@ class OptimisticBackend {
   // Reconcile cycles run so far (incremented as a cycle opens; replay observers see the cycle).
   int64_t reconcile_cycles() const { return reconcile_.cycles(); }
 
-  // Counters for the campaign summary and properties.
-  int64_t schema_rejections() const { return daemon_->schema_rejections(); }
-  int64_t overflows() const { return daemon_->overflows(); }
-  int64_t superseded_frames_dropped() const { return daemon_->superseded_frames_dropped(); }
-  int64_t stale_batches_dropped() const { return daemon_->stale_batches_dropped(); }
+  // Counters for the campaign summary and properties (the daemon channel's).
+  int64_t schema_rejections() const { return daemon().schema_rejections(); }
+  int64_t overflows() const { return daemon().overflows(); }
+  int64_t superseded_frames_dropped() const { return daemon().superseded_frames_dropped(); }
+  int64_t stale_batches_dropped() const { return daemon().stale_batches_dropped(); }
   // Buffered frames of a dead connection dropped at a resync (gate.h DropConnection).
-  int64_t connection_frames_dropped() const { return daemon_->connection_frames_dropped(); }
+  int64_t connection_frames_dropped() const { return daemon().connection_frames_dropped(); }
   // Progress frames the resync fence held back (gate.h).
-  int64_t fence_holds() const { return daemon_->gate().fence_holds(); }
+  int64_t fence_holds() const { return daemon().gate().fence_holds(); }
 
-  // The source handlers (wired in the constructor; public so a harness can drive them directly).
-  void OnFrame(int64_t qid, const NormalizedEvent& ev);
-  void OnProgress(const ProgressFrame& frame);
-  void OnRestart();
-  void OnResync();
+  // The daemon source's handlers (wired in the constructor; public so a harness can drive them
+  // directly). Every channel's handlers run the same code on that channel.
+  void OnFrame(int64_t qid, const NormalizedEvent& ev) { HandleFrame(daemon_key(), qid, ev); }
+  void OnProgress(const ProgressFrame& frame) { HandleProgress(daemon_key(), frame); }
+  void OnRestart() { HandleRestart(daemon_key()); }
+  void OnResync() { HandleResync(daemon_key()); }
+  // A mutationOutcome frame from `domain`'s channel (outcomes.h), handled now.
+  void OnOutcome(const std::string& domain, const MutationOutcomeFrame& frame);
+  // Test seam (seed 002 `__testRelease`): the apply half of a release for `domain` with NO gate —
+  // watermark[domain] max-folds `watermark_update` (when given), then the per-domain confirm-drop
+  // and the reconcile cycle over the coherent server `delta`. Errors land in health().
+  void TestRelease(const std::string& domain, const std::vector<ServerDeltaOp>& delta,
+                   std::optional<int64_t> watermark_update = std::nullopt);
 
  private:
   enum class HealthCheck { kCheck, kSkip };
@@ -211,24 +264,34 @@ class OptimisticBackend {
   absl::Status Guard(HealthCheck health, absl::FunctionRef<std::string()> act,
                      absl::Status arg_error = absl::OkStatus()) const;
   void RegisterTables();
-  void PushEnvelope(const MutationEnvelope& envelope);
-  const std::string& daemon_key() const { return daemon_->key(); }
+  // `pin` bypasses the domain policy (a deopt re-invocation, outcomes.h).
+  absl::StatusOr<int64_t> InvokeWith(const std::string& name, const nlohmann::json& args,
+                                     const std::optional<std::string>& pin);
+  // Ships a first-time envelope of `domain` on its channel (channels.h For).
+  void PushEnvelope(const std::string& domain, const MutationEnvelope& envelope);
+  // Wires a channel's source handlers to the Handle* below (by key: a handler of a removed
+  // channel is detached first, and a late call finds no channel and does nothing).
+  void WireChannel(Channel& channel);
+  void HandleFrame(const std::string& key, int64_t qid, const NormalizedEvent& ev);
+  void HandleProgress(const std::string& key, const ProgressFrame& frame);
+  void HandleRestart(const std::string& key);
+  void HandleResync(const std::string& key);
+  const Channel& daemon() const { return channels_.daemon(); }
+  const std::string& daemon_key() const { return channels_.daemon().key(); }
 
   OptimisticOptions options_;
   MutatorRegistry registry_;
   Db db_;
   ClientHealth health_;
   Ledger ledger_;
-  std::map<std::string, std::unique_ptr<Channel>> channels_;  // by source key
-  Channel* daemon_;                                           // channels_[kDaemonSource]
+  Channels channels_;
   Subscriptions subs_;
   Views views_;
+  Domains domains_;
   Folds folds_;
   Reconciler reconcile_;
+  Outcomes outcomes_;
   std::function<void(const MutationEnvelope&)> send_observer_;
-  // A resync (a new session) happened since the last fence began: the next lmid hello fences
-  // afresh even inside a fence (the old session's buffered snapshots are superseded).
-  bool resync_since_fence_ = false;
 };
 
 }  // namespace rindle

@@ -41,11 +41,13 @@ Channel::Channel(std::string key, std::string client_id, const Schema* schema,
 
 void Channel::Connect(std::function<void(int64_t, const NormalizedEvent&)> on_frame,
                       std::function<void(const ProgressFrame&)> on_progress,
-                      std::function<void()> on_restart, std::function<void()> on_resync) {
+                      std::function<void()> on_restart, std::function<void()> on_resync,
+                      std::function<void(const MutationOutcomeFrame&)> on_outcome) {
   source_->OnNormalized(std::move(on_frame));
   source_->OnProgress(std::move(on_progress));
   source_->OnRestart(std::move(on_restart));
   source_->OnResync(std::move(on_resync));
+  source_->OnMutationOutcome(std::move(on_outcome));
 }
 
 void Channel::Disconnect() {
@@ -53,6 +55,7 @@ void Channel::Disconnect() {
   source_->OnProgress([](const ProgressFrame&) {});
   source_->OnRestart([]() {});
   source_->OnResync([]() {});
+  source_->OnMutationOutcome([](const MutationOutcomeFrame&) {});
 }
 
 void Channel::Register(int64_t qid, const RemoteQuery& remote) {
@@ -64,6 +67,8 @@ void Channel::Unregister(int64_t qid) { source_->UnregisterQuery(qid); }
 void Channel::Push(const MutationEnvelope& envelope) { source_->PushMutation(envelope); }
 
 void Channel::RegisterLmidQuery() { source_->RegisterQuery(kLmidQid, LmidQuery()); }
+
+void Channel::UnregisterLmidQuery() { source_->UnregisterQuery(kLmidQid); }
 
 void Channel::Resubscribe(int64_t qid, const RemoteQuery& remote) {
   RINDLE_CHECK_NE(qid, kLmidQid);

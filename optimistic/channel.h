@@ -2,7 +2,8 @@
 // §5.1 / §8.5): the OptimisticSource it talks through, its SourceGate, its NormalizedSync, the
 // CRIT#4 hello check, the lmid (qid 0) stream's column projection, the per-qid refused epochs and
 // the restart / resync / overflow handling, with its counters. Holds state; not thread-safe. One
-// instance today (the daemon, key kDaemonSource); the backend keeps channels by source key.
+// instance per connected source (the daemon, key kDaemonSource, always; a room via ConnectSource);
+// channels.h keeps them by source key.
 //
 // Hello (CRIT#4, CheckHello): checked against our schema — every advertised table must be ours
 // and not local, its columns a projection or an expansion of ours by name IN OUR ORDER (a
@@ -55,10 +56,12 @@ class Channel {
   Channel(std::string key, std::string client_id, const Schema* schema,
           const std::set<std::string>* local_tables, size_t buffer_cap, OptimisticSource* source);
 
-  // Wires (Connect) / detaches (Disconnect) the source's four handlers.
+  // Wires (Connect) / detaches (Disconnect) the source's handlers (the outcome handler is the
+  // source's optional one; outcomes.h).
   void Connect(std::function<void(int64_t, const NormalizedEvent&)> on_frame,
                std::function<void(const ProgressFrame&)> on_progress,
-               std::function<void()> on_restart, std::function<void()> on_resync);
+               std::function<void()> on_restart, std::function<void()> on_resync,
+               std::function<void(const MutationOutcomeFrame&)> on_outcome);
   void Disconnect();
 
   // Upstream.
@@ -66,6 +69,7 @@ class Channel {
   void Unregister(int64_t qid);
   void Push(const MutationEnvelope& envelope);
   void RegisterLmidQuery();
+  void UnregisterLmidQuery();
   // Unregisters + re-registers one sub (a refused epoch).
   void Resubscribe(int64_t qid, const RemoteQuery& remote);
   // Overflow recovery: re-registers every live (source qid, remote), in the order given, then the
@@ -86,6 +90,11 @@ class Channel {
   std::vector<ServerDeltaOp> DropQuery(int64_t qid);
   void Reset();
   void DropConnection() { gate_.DropConnection(); }
+
+  // A resync (a new session) happened on this channel since its last fence began: its next lmid
+  // hello fences afresh even inside a fence (the old session's buffered snapshots are superseded).
+  bool resync_since_fence() const { return resync_since_fence_; }
+  void set_resync_since_fence(bool v) { resync_since_fence_ = v; }
 
   const std::string& key() const { return key_; }
   const SourceGate& gate() const { return gate_; }
@@ -114,6 +123,7 @@ class Channel {
   int64_t schema_rejections_ = 0;
   int64_t overflows_ = 0;
   int64_t superseded_dropped_ = 0;
+  bool resync_since_fence_ = false;
 };
 
 }  // namespace rindle

@@ -4,21 +4,21 @@
 #include <utility>
 
 #include "base/check.h"
+#include "base/source_key.h"
 
 namespace rindle {
 
-Folds::Folds(FoldClock* clock, Ledger* ledger, const ClientHealth* health, std::string domain,
-             std::string client_id, std::function<void(const MutationEnvelope&)> push,
-             std::function<void(const std::string&)> on_due)
+Folds::Folds(FoldClock* clock, Ledger* ledger, const ClientHealth* health, Resolve resolve,
+             std::string client_id, Push push, std::function<void(const std::string&)> on_due)
     : clock_(clock),
       ledger_(ledger),
       health_(health),
-      domain_(std::move(domain)),
+      resolve_(std::move(resolve)),
       client_id_(std::move(client_id)),
       push_(std::move(push)),
       on_due_(std::move(on_due)) {
   RINDLE_CHECK(ledger_ != nullptr && health_ != nullptr);
-  RINDLE_CHECK(push_ && on_due_);
+  RINDLE_CHECK(push_ && on_due_ && resolve_);
 }
 
 Folds::~Folds() {
@@ -73,6 +73,7 @@ void Folds::Absorb(const std::string& key, const std::string& name, const nlohma
     PendingMutation* entry = ledger_->Find(f.entry_id);
     entry->args = args;
     entry->writes = std::move(writes);
+    entry->domain = resolve_(name, args);  // provisional: the flush re-resolves
     f.args = args;
     if (f.timer) clock_->ClearTimeout(*f.timer);
     f.timer.reset();
@@ -86,7 +87,9 @@ void Folds::Absorb(const std::string& key, const std::string& name, const nlohma
   PendingMutation entry;
   entry.name = name;
   entry.args = args;
-  entry.domain = domain_;
+  entry.domain = resolve_(name, args);
+  // §9.3: a window routing into a room streams at room_debounce_ms (both timers).
+  const bool in_room = opts.room_debounce_ms.has_value() && !IsDaemonSource(entry.domain);
   entry.writes = std::move(writes);
   Record f;
   f.entry_id = ledger_->Append(std::move(entry)).id;
@@ -94,8 +97,8 @@ void Folds::Absorb(const std::string& key, const std::string& name, const nlohma
   f.name = name;
   f.args = args;
   f.first_at = now;
-  f.debounce_ms = opts.debounce_ms;
-  f.max_wait_ms = opts.max_wait_ms;
+  f.debounce_ms = in_room ? *opts.room_debounce_ms : opts.debounce_ms;
+  f.max_wait_ms = in_room ? opts.room_debounce_ms : opts.max_wait_ms;
   f.defer_across_writes = opts.defer_across_writes;
   f.probed = probed;
   folds_.emplace(key, std::move(f));
@@ -123,17 +126,20 @@ void Folds::Flush(const std::string& key) {
   folds_.erase(it);
   if (f.timer) clock_->ClearTimeout(*f.timer);
   if (!health_->ok()) return;
-  // The mid is dealt in SEND order (never reserved at invoke), so the wire stays gapless.
-  auto [mid, seq] = ledger_->DealMid(domain_);
+  // The declared domain re-resolves from the FINAL args; the mid is dealt from its ledger in SEND
+  // order (never reserved at invoke), so each domain's wire stays gapless.
+  const std::string domain = resolve_(f.name, f.args);
+  auto [mid, seq] = ledger_->DealMid(domain);
   if (PendingMutation* entry = ledger_->Find(f.entry_id)) {
     RINDLE_CHECK(!entry->mid.has_value());  // an open window's entry was never dealt a mid
     // This window now replays BEFORE every still-open one; one applied earlier that touches the
     // same tables sits below it in head (§4.2 snap).
     NoteOpenOverlap(Footprint(f, *entry), std::nullopt);
+    entry->domain = domain;
     entry->mid = mid;
     entry->seq = seq;
   }
-  push_(MutationEnvelope{client_id_, mid, f.name, f.args});
+  push_(domain, MutationEnvelope{client_id_, mid, f.name, f.args});
 }
 
 void Folds::DrainOverlapping(const std::set<std::string>& tables) {

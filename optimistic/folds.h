@@ -15,6 +15,12 @@
 // window's invokes). A folded update of a missing row writes nothing, yet it branched on that
 // row (seed 002 H-ii §3.2 #3), so a write inserting the row can observe it and must get the
 // larger mid ("wire order == local-apply order for any pair that can observe each other").
+// Domains (seed 002 §7.1): every Absorb stamps the entry's PROVISIONAL domain resolved from the
+// latest args; Flush RE-RESOLVES it from the final args and deals the mid from that domain's
+// ledger (the mid then pins it). `room_debounce_ms` (seed 002 §9.3 roomDebounceMs): a window
+// whose write routes into a room (its domain at the first invoke is not the daemon) flushes at
+// that interval — both its debounce and its maxWait — so intermediates stream to the room;
+// off the room it is ignored. The cadence is fixed for the window at its first invoke.
 // Flush deals the mid and seq (SEND order,
 // so gapless) and pushes the envelope with the LAST args. Unflushed folds re-invoke after every
 // dealt seq, in creation order. Timers run on the clock (never wall time); a due timer calls the
@@ -53,6 +59,7 @@ struct FoldOptions {
   int64_t debounce_ms = 120;           // trailing debounce after the LAST invoke
   std::optional<int64_t> max_wait_ms;  // cap from the window's first invoke; unset = unbounded
   bool defer_across_writes = false;    // keep deferring across overlapping normal writes
+  std::optional<int64_t> room_debounce_ms;  // §9.3 cadence when the window routes into a room
 };
 
 class Folds {
@@ -71,10 +78,12 @@ class Folds {
   };
 
   // `clock` may be null (then Absorb/Arm must not be called); the rest must outlive this object.
-  // `push` ships a flushed envelope; `on_due` is called with the key when a window's timer fires.
-  Folds(FoldClock* clock, Ledger* ledger, const ClientHealth* health, std::string domain,
-        std::string client_id, std::function<void(const MutationEnvelope&)> push,
-        std::function<void(const std::string&)> on_due);
+  // `resolve` is the declared domain of (name, args) (domains.h); `push` ships a flushed
+  // envelope of a domain; `on_due` is called with the key when a window's timer fires.
+  using Resolve = std::function<std::string(const std::string& name, const nlohmann::json& args)>;
+  using Push = std::function<void(const std::string& domain, const MutationEnvelope&)>;
+  Folds(FoldClock* clock, Ledger* ledger, const ClientHealth* health, Resolve resolve,
+        std::string client_id, Push push, std::function<void(const std::string&)> on_due);
   // Clears the open timers (they would call into a destroyed backend).
   ~Folds();
 
@@ -111,9 +120,9 @@ class Folds {
   FoldClock* clock_;
   Ledger* ledger_;
   const ClientHealth* health_;
-  std::string domain_;
+  Resolve resolve_;
   std::string client_id_;
-  std::function<void(const MutationEnvelope&)> push_;
+  Push push_;
   std::function<void(const std::string&)> on_due_;
   std::map<std::string, Record> folds_;  // by fold key
   uint64_t next_created_ = 0;

@@ -7,8 +7,12 @@
 //                      writes flattened in (table, pk-key) order, reads, fold?), confirmedLmid
 //                      (= watermark["daemon"]), nextMid, appliedCv, bufferedFrames,
 //                      pendingTables (sorted).
-//   DomainsInspect   — per-domain nextMid / watermark, per-gate appliedCv / bufferedFrames, and
-//                      pending {mid, seq, name, domain} in pending (creation) order.
+//   DomainsInspect   — seed 002 `__inspectDomains`: per-domain nextMid / watermark (every domain
+//                      ever opened — a disconnected channel's stays), per CONNECTED channel its
+//                      gate's appliedCv / bufferedFrames, roomTables / swappedViews (the view
+//                      plane: empty until it exists), lifecycle {roomWatermarks, scopeSessions,
+//                      ghosts} (the system streams: empty until they exist), and pending
+//                      {mid, seq, name, domain} in pending (creation) order.
 #pragma once
 
 #include <cstdint>
@@ -95,10 +99,24 @@ struct DomainPendingInspect {
   std::string domain;
 };
 
+struct GhostInspect {
+  std::string doc;
+  int64_t final_flush_seq = 0;
+};
+
+struct LifecycleInspect {
+  std::map<std::string, int64_t> room_watermarks;                         // doc → flush seq
+  std::map<std::string, std::map<std::string, int64_t>> scope_sessions;  // scope → client → exp
+  std::map<std::string, GhostInspect> ghosts;                             // source key → ghost
+};
+
 struct DomainsInspect {
   std::map<std::string, int64_t> next_mid;
   std::map<std::string, int64_t> watermark;
   std::map<std::string, GateInspect> gates;
+  std::map<std::string, std::map<std::string, std::string>> room_tables;  // key → wire → engine
+  std::map<int64_t, std::string> swapped_views;                           // view qid → key
+  LifecycleInspect lifecycle;
   std::vector<DomainPendingInspect> pending;
 
   nlohmann::json ToJson() const {
@@ -113,7 +131,25 @@ struct DomainsInspect {
                    {"name", e.name},
                    {"domain", e.domain}});
     }
-    return {{"nextMid", next_mid}, {"watermark", watermark}, {"gates", std::move(g)},
+    nlohmann::json sv = nlohmann::json::object();
+    for (const auto& [qid, key] : swapped_views) sv[std::to_string(qid)] = key;
+    nlohmann::json gh = nlohmann::json::object();
+    for (const auto& [k, v] : lifecycle.ghosts) {
+      gh[k] = {{"doc", v.doc}, {"finalFlushSeq", v.final_flush_seq}};
+    }
+    nlohmann::json rt = nlohmann::json::object();
+    for (const auto& [k, v] : room_tables) rt[k] = v;
+    nlohmann::json ss = nlohmann::json::object();
+    for (const auto& [k, v] : lifecycle.scope_sessions) ss[k] = v;
+    return {{"nextMid", next_mid},
+            {"watermark", watermark},
+            {"gates", std::move(g)},
+            {"roomTables", std::move(rt)},
+            {"swappedViews", std::move(sv)},
+            {"lifecycle",
+             {{"roomWatermarks", lifecycle.room_watermarks},
+              {"scopeSessions", std::move(ss)},
+              {"ghosts", std::move(gh)}}},
             {"pending", std::move(p)}};
   }
 };

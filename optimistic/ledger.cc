@@ -16,17 +16,43 @@ void Ledger::AddDomain(std::string_view domain) {
   watermark_[key] = 0;
 }
 
+void Ledger::EnsureDomain(std::string_view domain) {
+  if (!HasDomain(std::string(domain))) AddDomain(domain);
+}
+
 std::pair<int64_t, int64_t> Ledger::DealMid(const std::string& domain) {
-  auto it = next_mid_.find(domain);
-  RINDLE_CHECK_MSG(it != next_mid_.end(), "dealMid on an unopened domain \"" + domain + "\"");
-  int64_t mid = it->second++;
+  EnsureDomain(domain);
+  int64_t mid = next_mid_.at(domain)++;
   return {mid, ++deal_seq_};
+}
+
+int64_t Ledger::Redeal(uint64_t id, const std::string& domain) {
+  PendingMutation* entry = Find(id);
+  RINDLE_CHECK(entry != nullptr && entry->mid.has_value() && entry->seq.has_value());
+  const int64_t seq = *entry->seq;
+  auto [mid, discarded_seq] = DealMid(domain);
+  RINDLE_CHECK_GT(discarded_seq, seq);  // seq consumers order, never count: the bump is harmless
+  entry->domain = domain;
+  entry->mid = mid;
+  return mid;
+}
+
+PendingMutation* Ledger::FindSent(const std::string& domain, int64_t mid) {
+  for (auto& p : pending_) {
+    if (p.domain == domain && p.mid == mid) return &p;
+  }
+  return nullptr;
+}
+
+bool Ledger::Issued(const std::string& domain, int64_t mid) const {
+  auto it = next_mid_.find(domain);
+  return it != next_mid_.end() && mid >= 1 && mid < it->second;
 }
 
 PendingMutation& Ledger::Append(PendingMutation entry) {
   RINDLE_CHECK_EQ(entry.id, uint64_t{0});
   RINDLE_CHECK_EQ(entry.mid.has_value(), entry.seq.has_value());
-  RINDLE_CHECK_MSG(HasDomain(entry.domain), entry.domain);
+  RINDLE_CHECK_MSG(!entry.mid || HasDomain(entry.domain), entry.domain);
   entry.id = next_entry_id_++;
   pending_.push_back(std::move(entry));
   return pending_.back();
@@ -80,6 +106,12 @@ absl::Status Ledger::FoldConfirm(const std::string& domain, int64_t lmid) {
   }
   w = std::max(w, lmid);
   return absl::OkStatus();
+}
+
+void Ledger::RaiseWatermark(const std::string& domain, int64_t lmid) {
+  EnsureDomain(domain);
+  int64_t& w = watermark_.at(domain);
+  w = std::max(w, lmid);
 }
 
 bool Ledger::DropConfirmed() {

@@ -5,7 +5,9 @@
 //
 // Invariants:
 //   - mids are dealt per domain from 1, gapless, in SEND order (a failed invoke deals none, #10);
-//     every deal also stamps the next client-global seq — the ONE replay order.
+//     every deal also stamps the next client-global seq — the ONE replay order. Within a domain
+//     seq order == mid order EXCEPT across a deopt flip (Redeal keeps the original seq under a
+//     later daemon mid, seed 002 PendingMutation.seq).
 //   - an entry without a mid is an unflushed fold: never confirmable, never re-sent.
 //   - watermark[domain] only grows (FoldConfirm is max-monotone).
 //   - pending stays in creation (Append) order; ids are stamped by Append and never reused.
@@ -45,16 +47,32 @@ class Ledger {
  public:
   // Opens `domain` (next mid 1, watermark 0). Re-adding a domain is a programmer error.
   void AddDomain(std::string_view domain);
+  // Opens `domain` unless it is open. A domain's state is never removed (seed 002 §7.1: a
+  // disconnected channel's domain keeps nextMid and watermark forever).
+  void EnsureDomain(std::string_view domain);
   bool HasDomain(const std::string& domain) const { return next_mid_.count(domain) > 0; }
 
-  // Deals the next (mid, seq) of an open domain.
+  // Deals the next (mid, seq) of `domain`, opening it first if needed (seed 002 dealMid: "a
+  // domain absent from the map starts at 1").
   std::pair<int64_t, int64_t> DealMid(const std::string& domain);
-  // Appends `entry` (its id still 0; mid and seq both set or both unset) and stamps its id.
+  // The H-v deopt flip (seed 002 handleMutationOutcome step 4): the pending entry `id` moves to
+  // `domain` with a fresh mid of that domain and KEEPS its seq — its replay position (the dealt
+  // seq is discarded, the one place a seq is dropped). Returns the new mid.
+  int64_t Redeal(uint64_t id, const std::string& domain);
+  // Appends `entry` (its id still 0; mid and seq both set or both unset; a mid-bearing entry's
+  // domain open) and stamps its id. An unflushed fold may name a not-yet-open provisional domain.
   PendingMutation& Append(PendingMutation entry);
   PendingMutation* Find(uint64_t id);
   const PendingMutation* Find(uint64_t id) const;
+  // The pending entry holding (domain, mid), or nullptr (dead sent envelopes are not pending).
+  PendingMutation* FindSent(const std::string& domain, int64_t mid);
+  // Whether `mid` was ever dealt on `domain` (1 ≤ mid < nextMid[domain]).
+  bool Issued(const std::string& domain, int64_t mid) const;
 
   absl::Status FoldConfirm(const std::string& domain, int64_t lmid);
+  // The test seam's confirm (seed 002 __testRelease watermarkUpdate): watermark[domain] :=
+  // max(watermark, lmid), opening the domain if needed — no lmid-stream checks.
+  void RaiseWatermark(const std::string& domain, int64_t lmid);
   // Drops every confirmed entry; returns whether pending shrank.
   bool DropConfirmed();
   // Drops the entries at these indexes of pending() (a failed re-invocation), keeping the order.

@@ -16,10 +16,16 @@
 // Lifecycle: OnRestart fires when the authority came back with a new boot id (before its fresh
 // hellos); OnResync fires after a reconnect re-registered every query (the client then re-sends
 // its unconfirmed envelopes with their original mids, seed 002 §7.5 rule 3).
+// Outcomes (seed 002 H-v §3.3 `onMutationOutcome`, optional): a `mutationOutcome` frame — the
+// authority's verdict on one of this client's mids that it did NOT apply (`rejected`: a final
+// validation failure, the mid is burnt; `deopt`: it will not confirm it, the daemon must). It is
+// OUT OF BAND: the source dispatches it on arrival, never behind the cv buffer. A source without
+// outcomes keeps the default no-op registration.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +53,17 @@ struct MutationEnvelope {
   nlohmann::json ToJson() const {
     return {{"clientID", client_id}, {"mid", mid}, {"name", name}, {"args", args}};
   }
+};
+
+struct MutationOutcomeFrame {
+  enum class Kind { kRejected, kDeopt };
+  int64_t mid = 0;
+  Kind kind = Kind::kRejected;
+  std::optional<std::string> reason;  // rejected: the app-facing reason
+  // The echoed mutation (self-contained frames): what a deopt for an already-retired mid
+  // re-invokes. Absent name ⇒ nothing to re-invoke.
+  std::optional<std::string> name;
+  nlohmann::json args;
 };
 
 struct WireTable {
@@ -86,6 +103,8 @@ class OptimisticSource {
   virtual void OnProgress(std::function<void(const ProgressFrame&)> handler) = 0;
   virtual void OnRestart(std::function<void()> handler) = 0;
   virtual void OnResync(std::function<void()> handler) = 0;
+  // Optional (seed 002 `onMutationOutcome?`): a source that never answers outcomes ignores it.
+  virtual void OnMutationOutcome(std::function<void(const MutationOutcomeFrame&)> /*handler*/) {}
 };
 
 }  // namespace rindle

@@ -5,8 +5,13 @@
 
 namespace rindle {
 
-Subscriptions::Subscriptions(Channel* channel) : channel_(channel) {
-  RINDLE_CHECK(channel_ != nullptr);
+Subscriptions::Subscriptions(Channels* channels) : channels_(channels) {
+  RINDLE_CHECK(channels_ != nullptr);
+}
+
+Channel& Subscriptions::ChannelFor(const RemoteSub& sub) {
+  Channel* c = channels_->Find(sub.channel);
+  return c != nullptr ? *c : channels_->daemon();
 }
 
 absl::Status Subscriptions::CheckWireId(int64_t qid, const RemoteQuery& remote) const {
@@ -19,10 +24,17 @@ absl::Status Subscriptions::CheckWireId(int64_t qid, const RemoteQuery& remote) 
 }
 
 absl::StatusOr<bool> Subscriptions::Retain(int64_t retain_qid, const RemoteQuery& remote,
-                                           std::optional<int64_t> local_qid) {
+                                           std::optional<int64_t> local_qid,
+                                           const std::string& channel) {
   RINDLE_CHECK_NE(retain_qid, kLmidQid);
   RINDLE_CHECK(!HasRetain(retain_qid));
+  RINDLE_CHECK_MSG(channels_->Has(channel), channel);
   const std::string key = remote.Key();
+  if (auto existing = subs_.find(key); existing != subs_.end() && existing->second.channel != channel) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "optimistic backend: query \"", remote.name, "\" is already retained on channel \"",
+        existing->second.channel, "\" — cannot retain it on \"", channel, "\""));
+  }
   auto [it, is_new] = subs_.try_emplace(key);
   RemoteSub& sub = it->second;
   if (is_new) {
@@ -33,6 +45,7 @@ absl::StatusOr<bool> Subscriptions::Retain(int64_t retain_qid, const RemoteQuery
     }
     sub.source_qid = retain_qid;
     sub.remote = remote;
+    sub.channel = channel;
     source_to_key_[retain_qid] = key;
   }
   ++sub.ref_count;
@@ -50,7 +63,7 @@ absl::StatusOr<bool> Subscriptions::Retain(int64_t retain_qid, const RemoteQuery
   }
   // A hydrated sub is never new, so a late joiner's notification and this registration never
   // both happen in one call.
-  if (is_new) channel_->Register(sub.source_qid, sub.remote);
+  if (is_new) ChannelFor(sub).Register(sub.source_qid, sub.remote);
   return late_joiner;
 }
 
@@ -72,16 +85,19 @@ std::optional<int64_t> Subscriptions::ReleaseRetain(int64_t retain_qid) {
   RINDLE_CHECK_GT(sub.ref_count, 0);
   if (--sub.ref_count > 0) return std::nullopt;
   const int64_t source_qid = sub.source_qid;
-  channel_->Unregister(source_qid);
+  ChannelFor(sub).Unregister(source_qid);
   source_to_key_.erase(source_qid);
   subs_.erase(retain.key);
   return source_qid;
 }
 
 std::vector<ServerDeltaOp> Subscriptions::Release(int64_t retain_qid) {
+  auto r = retains_.find(retain_qid);
+  if (r == retains_.end()) return {};
+  Channel& channel = ChannelFor(subs_.at(r->second.key));
   std::optional<int64_t> source_qid = ReleaseRetain(retain_qid);
   if (!source_qid) return {};
-  return channel_->DropQuery(*source_qid);
+  return channel.DropQuery(*source_qid);
 }
 
 void Subscriptions::DetachView(int64_t qid) {
@@ -118,10 +134,26 @@ const RemoteQuery& Subscriptions::RemoteOf(int64_t source_qid) const {
   return subs_.at(source_to_key_.at(source_qid)).remote;
 }
 
-std::vector<std::pair<int64_t, const RemoteQuery*>> Subscriptions::Live() const {
+std::vector<std::pair<int64_t, const RemoteQuery*>> Subscriptions::Live(
+    const std::string& channel) const {
   std::vector<std::pair<int64_t, const RemoteQuery*>> out;
-  for (const auto& [key, sub] : subs_) out.emplace_back(sub.source_qid, &sub.remote);
+  for (const auto& [key, sub] : subs_) {
+    if (sub.channel == channel) out.emplace_back(sub.source_qid, &sub.remote);
+  }
   return out;
+}
+
+std::optional<std::string> Subscriptions::ChannelOf(int64_t source_qid) const {
+  auto k = source_to_key_.find(source_qid);
+  if (k == source_to_key_.end()) return std::nullopt;
+  return subs_.at(k->second).channel;
+}
+
+bool Subscriptions::AnyOn(const std::string& channel) const {
+  for (const auto& [key, sub] : subs_) {
+    if (sub.channel == channel) return true;
+  }
+  return false;
 }
 
 }  // namespace rindle

@@ -1,7 +1,14 @@
 // subscriptions.h — the client's remote subscriptions (seed 002 retainRemoteQuery /
 // releaseRemoteQuery, CRIT#2): RemoteSub refcounting per RemoteQuery::Key(), the retains (retain
 // qid → sub, optionally feeding a local view), the source qid ↔ key map, and which local views
-// are hydrated. Holds state; not thread-safe. Registers / unregisters subs on one Channel.
+// are hydrated. Holds state; not thread-safe. Registers / unregisters each sub on the channel it
+// lives on (channels.h).
+//
+// Channels (seed 002 G-iii registration-time routing, RemoteSub.channel): a (name, args) sub lives
+// on exactly ONE channel, fixed at its first retain; a later retain naming another channel fails
+// (FailedPrecondition, the seed's message) — it would split the query's frames across two cv
+// timelines. ChannelOf(source_qid) is the one source of truth for qid → channel ownership (the
+// backend's wrong-channel check and the per-channel overflow / fence read it).
 //
 // Retain(retain_qid, remote, local_qid?): subs are refcounted per RemoteQuery::Key(); the first
 // retain registers the sub on the channel under its retain qid (the sub's sourceQid); a retain
@@ -26,25 +33,30 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "engine/db.h"
+#include "base/source_key.h"
 #include "optimistic/channel.h"
+#include "optimistic/channels.h"
 #include "optimistic/source.h"
 
 namespace rindle {
 
 class Subscriptions {
  public:
-  // `channel` must outlive this object.
-  explicit Subscriptions(Channel* channel);
+  // `channels` must outlive this object.
+  explicit Subscriptions(Channels* channels);
 
   bool HasRetain(int64_t retain_qid) const { return retains_.count(retain_qid) > 0; }
   bool HasSource(int64_t source_qid) const { return source_to_key_.count(source_qid) > 0; }
   // registerQuery(qid, ast, remote)'s precondition on the wire id: `qid` is not still the source
   // qid of a DIFFERENT live remote query (FailedPrecondition naming it).
   absl::Status CheckWireId(int64_t qid, const RemoteQuery& remote) const;
-  // One more retain (see above). Returns whether `local_qid` joined an already-hydrated sub.
-  // Error (nothing changes): `retain_qid` is still the wire id of another live remote query.
+  // One more retain (see above) on `channel` (a connected channel's key — the caller checked).
+  // Returns whether `local_qid` joined an already-hydrated sub. Errors (nothing changes):
+  // `retain_qid` is still the wire id of another live remote query; the sub lives on another
+  // channel.
   absl::StatusOr<bool> Retain(int64_t retain_qid, const RemoteQuery& remote,
-                              std::optional<int64_t> local_qid);
+                              std::optional<int64_t> local_qid,
+                              const std::string& channel = std::string(kDaemonSource));
   // Releases one retain; the GC delta when it was the sub's last (empty otherwise / unknown qid).
   std::vector<ServerDeltaOp> Release(int64_t retain_qid);
   // The local view `qid` goes away: other retains feeding it detach, it is no longer hydrated.
@@ -55,8 +67,13 @@ class Subscriptions {
 
   // The sub behind a live source qid.
   const RemoteQuery& RemoteOf(int64_t source_qid) const;
-  // Every live (source qid, remote) in key order — deterministic.
-  std::vector<std::pair<int64_t, const RemoteQuery*>> Live() const;
+  // Every live (source qid, remote) of `channel` in key order — deterministic.
+  std::vector<std::pair<int64_t, const RemoteQuery*>> Live(
+      const std::string& channel = std::string(kDaemonSource)) const;
+  // The channel the sub behind `source_qid` lives on; nullopt when no live sub owns it.
+  std::optional<std::string> ChannelOf(int64_t source_qid) const;
+  // Whether any live sub lives on `channel`.
+  bool AnyOn(const std::string& channel) const;
 
  private:
   struct RemoteSub {
@@ -65,6 +82,7 @@ class Subscriptions {
     int ref_count = 0;
     std::map<int64_t, int> local_qids;  // local view qid → how many retains feed it
     bool hydrated = false;
+    std::string channel;  // the channel key it registered on (fixed at its first retain)
   };
   struct RetainRecord {
     std::string key;                   // RemoteQuery::Key() of the sub
@@ -73,7 +91,11 @@ class Subscriptions {
   // Releases one retain: returns the sub's source qid when it was the last one.
   std::optional<int64_t> ReleaseRetain(int64_t retain_qid);
 
-  Channel* channel_;
+  // The channel `sub` lives on (the daemon's if it is gone — defensive: a channel with a live
+  // sub is never disconnected, backend.h).
+  Channel& ChannelFor(const RemoteSub& sub);
+
+  Channels* channels_;
   std::map<std::string, RemoteSub> subs_;              // by RemoteQuery::Key()
   std::map<int64_t, std::string> source_to_key_;       // sourceQid → key
   std::map<int64_t, RetainRecord> retains_;            // retain qid → retain

@@ -4,7 +4,7 @@
 //
 // Upstream log lines: "register <qid> <name>" / "unregister <qid>". Downstream helpers deliver
 // frames synchronously to the backend's handlers: Hello / Snapshot / Batch / Lmid (a batch or
-// snapshot on qid 0 carrying [client_id, lmid]) / Progress / Restart / Resync.
+// snapshot on qid 0 carrying [client_id, lmid]) / Progress / Restart / Resync / Outcome.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +37,9 @@ class FakeSource : public OptimisticSource {
   }
   void OnRestart(std::function<void()> h) override { on_restart_ = std::move(h); }
   void OnResync(std::function<void()> h) override { on_resync_ = std::move(h); }
+  void OnMutationOutcome(std::function<void(const MutationOutcomeFrame&)> h) override {
+    on_outcome_ = std::move(h);
+  }
 
   void Hello(int64_t qid, std::vector<WireTable> tables) {
     NormalizedEvent ev;
@@ -66,6 +69,9 @@ class FakeSource : public OptimisticSource {
   void Progress(int64_t cv_min) { on_progress_(ProgressFrame{cv_min}); }
   void Restart() { on_restart_(); }
   void Resync() { on_resync_(); }
+  void Outcome(const MutationOutcomeFrame& f) {
+    if (on_outcome_) on_outcome_(f);
+  }
 
   std::vector<std::string> log;
   std::map<int64_t, RemoteQuery> registered;
@@ -76,6 +82,7 @@ class FakeSource : public OptimisticSource {
   std::function<void(const ProgressFrame&)> on_progress_;
   std::function<void()> on_restart_;
   std::function<void()> on_resync_;
+  std::function<void(const MutationOutcomeFrame&)> on_outcome_;
 };
 
 }  // namespace rindle
