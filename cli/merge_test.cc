@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "cli/run_binary_for_test.h"
 #include "gtest/gtest.h"
 
@@ -60,7 +62,9 @@ class MergeTest : public ::testing::Test {
  protected:
   // One set of shard files and one one-machine campaign for the whole suite.
   static void SetUpTestSuite() {
-    dir_ = new std::string(::testing::TempDir() + "/merge_test");
+    // Per process: ctest runs each test of the suite as its own process, in parallel, and each
+    // runs this set-up; a shared directory let one process delete another's shard files.
+    dir_ = new std::string(::testing::TempDir() + "/merge_test_" + std::to_string(getpid()));
     std::filesystem::remove_all(*dir_);
     std::filesystem::create_directories(*dir_);
     for (int i = 0; i < 2; ++i) {
@@ -71,6 +75,7 @@ class MergeTest : public ::testing::Test {
         RunCli(std::string(kCampaign) + " --out '" + *dir_ + "/all.jsonl'");
   }
   static void TearDownTestSuite() {
+    std::filesystem::remove_all(*dir_);
     delete dir_;
     delete all_;
   }
