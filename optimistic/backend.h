@@ -227,8 +227,10 @@ class OptimisticBackend {
   Reconciler reconcile_;
   std::function<void(const MutationEnvelope&)> send_observer_;
   // A resync (a new session) happened since the last fence began: the next lmid hello fences
-  // afresh even inside a fence (the old session's buffered snapshots are superseded).
-  bool resync_since_fence_ = false;
+  // afresh even inside a fence (the old session's buffered snapshots are superseded). Only then:
+  // an lmid hello without a resync answers an overflow's Reregister, which fenced already.
+  // Construction registers the lmid query as a connect would: its first hello fences too.
+  bool resync_since_fence_ = true;
 };
 
 }  // namespace rindle

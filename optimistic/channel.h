@@ -71,8 +71,8 @@ class Channel {
   // Overflow recovery: re-registers every live (source qid, remote), in the order given, then the
   // lmid query, and fences the gate over all of them (gate.h BeginFence).
   void Reregister(const std::vector<std::pair<int64_t, const RemoteQuery*>>& live);
-  // After a (re)connect (the lmid query's hello outside a fence: the source re-registered every
-  // query itself): fences the gate over the live subs and the lmid query.
+  // After a (re)connect (the lmid query's first hello after a resync: the source re-registered
+  // every query itself): fences the gate over the live subs and the lmid query.
   void FenceResync(const std::vector<std::pair<int64_t, const RemoteQuery*>>& live);
   void Resend(const Ledger& ledger, const std::string& client_id);
 
