@@ -15,10 +15,11 @@ GateModel::Arrival GateModel::Push(const Frame& frame) {
   buffer_.push_back(frame);
   // While fenced: the fenced snapshots, and what a held progress covers, are not backlog.
   const int64_t covered = std::max(applied_cv_, held_cv_min_);
-  const size_t backlog =
-      fenced_ ? static_cast<size_t>(std::count_if(buffer_.begin(), buffer_.end(),
-                                                  [covered](const Frame& f) { return f.cv > covered; }))
-              : buffer_.size();
+  size_t backlog = buffer_.size();
+  if (fenced_) {
+    backlog = static_cast<size_t>(std::count_if(
+        buffer_.begin(), buffer_.end(), [covered](const Frame& f) { return f.cv > covered; }));
+  }
   if (backlog > cap_ + (fenced_ ? fence_.size() : 0)) {
     buffer_.clear();
     return Arrival::kOverflow;
