@@ -195,6 +195,8 @@ class OptimisticBackend {
   int64_t connection_frames_dropped() const { return daemon_->connection_frames_dropped(); }
   // Progress frames the resync fence held back (gate.h).
   int64_t fence_holds() const { return daemon_->gate().fence_holds(); }
+  // Overflows a fence was spared: the frames over the cap were covered by held progress (gate.h).
+  int64_t fence_overflows_spared() const { return daemon_->gate().fence_spared(); }
 
   // The source handlers (wired in the constructor; public so a harness can drive them directly).
   void OnFrame(int64_t qid, const NormalizedEvent& ev);

@@ -37,7 +37,7 @@ SourceGate::Admit SourceGate::OnData(int64_t qid, const NormalizedEvent& ev) {
   return Admit::kBuffered;
 }
 
-bool SourceGate::Overflowing() const {
+bool SourceGate::Overflowing() {
   if (!fenced_) return buffer_.size() > cap_;
   // The fenced snapshots are owed, not backlog: they do not count against the cap.
   const size_t allowance = cap_ + fence_all_.size();
@@ -46,7 +46,9 @@ bool SourceGate::Overflowing() const {
   const int64_t covered = std::max(applied_cv_, held_cv_min_);
   const auto backlog = std::count_if(buffer_.begin(), buffer_.end(),
                                      [covered](const BufferedFrame& f) { return f.cv > covered; });
-  return static_cast<size_t>(backlog) > allowance;
+  if (static_cast<size_t>(backlog) > allowance) return true;
+  ++fence_spared_;  // the frame count alone would have overflowed
+  return false;
 }
 
 std::vector<BufferedFrame> SourceGate::Release(int64_t cv_min) {

@@ -79,6 +79,8 @@ class SourceGate {
   bool fenced() const { return fenced_; }
   // Releases the fence held back (progress frames that released nothing).
   int64_t fence_holds() const { return fence_holds_; }
+  // Frames that would have overflowed a fence had the frames a held progress covers counted.
+  int64_t fence_spared() const { return fence_spared_; }
 
   const std::string& key() const { return key_; }
   int64_t applied_cv() const { return applied_cv_; }
@@ -93,7 +95,7 @@ class SourceGate {
  private:
   // Whether the buffer, the frame just pushed included, is past the cap (the header says how a
   // fence changes what counts).
-  bool Overflowing() const;
+  bool Overflowing();
 
   std::string key_;
   size_t cap_;
@@ -107,6 +109,7 @@ class SourceGate {
   std::set<int64_t> fence_waiting_;  // of those, the ones without a buffered snapshot
   int64_t fence_cv_ = 0;             // the highest cv of the fenced snapshots buffered
   int64_t fence_holds_ = 0;
+  int64_t fence_spared_ = 0;
   int64_t held_cv_min_ = 0;  // the highest cvMin a fence held back (this timeline: Reset clears)
 };
 

@@ -104,6 +104,7 @@ TEST(GateTest, FramesAHeldProgressCoversDoNotOverflowAFence) {
   }
   ASSERT_EQ(g.OnData(0, Ev(kSnap, 21)), SourceGate::Admit::kBuffered);
   ASSERT_EQ(g.OnData(2, Ev(kSnap, 22)), SourceGate::Admit::kBuffered);
+  EXPECT_EQ(g.fence_spared(), 8);  // cv 15..20 and the two snapshots would have overflowed
   EXPECT_EQ(g.Release(22).size(), 13u);  // together, once every snapshot is here
   EXPECT_FALSE(g.fenced());
 }
