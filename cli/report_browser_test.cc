@@ -1,6 +1,6 @@
 // report_browser_test.cc — the failure report (`rindle-sim run --report`) opened in a real
 // headless Chromium (Debian's `chromium`, installed by scripts/install-deps.sh): the page of a
-// failing corpus scenario loads without a script error, renders (the script's data-render="ok"
+// failing run loads without a script error, renders (the script's data-render="ok"
 // marker), holds every message, and has the failing step selected in the step list. A planted
 // script error proves the error marker is seen. Without a chromium binary the tests skip, saying
 // so — except under CI=true, where a missing browser is a failure (the install step broke).
@@ -79,15 +79,14 @@ TEST(ReportBrowserTest, AFailingCorpusScenarioLoadsCleanlyWithTheFailingStepSele
   REQUIRE_CHROMIUM(chromium);
   const std::string dir = TestDir("report_browser_");
   const std::string page = dir + "/report.html";
-  // A saved known-open bug: fails no-lost-writes at quiescence after 5,000+ messages.
-  CommandOutcome run = RunCli("run --scenario '" RINDLE_SOURCE_DIR
-                              "/corpus/seed-1921-fence-after-overflow-burst.json' --report '" +
-                              page + "'");
+  // A long run cut short by its step budget: fails liveness at its last step, after 4,000+
+  // messages (the old timeline dropped everything past 4,000 — the failure's end).
+  CommandOutcome run = RunCli("run --seed 1921 --max-steps 6000 --report '" + page + "'");
   ASSERT_EQ(run.exit_code, 1) << run.output;
   const std::string step = Match(run.output, "property=[^ ]+ step=([0-9]+)");
   ASSERT_FALSE(step.empty()) << run.output;
   const std::string messages = Match(ReadFile(page), "<b>messages</b> ([0-9]+)");
-  ASSERT_GT(std::stoi(messages), 5000);
+  ASSERT_GT(std::stoi(messages), 4000);
 
   const Loaded l = Load(chromium, page, dir);
   ASSERT_EQ(l.exit_code, 0) << l.log;

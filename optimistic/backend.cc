@@ -397,14 +397,17 @@ void OptimisticBackend::HandleFrame(const std::string& key, int64_t qid,
           "optimistic backend: qid ", qid, " arrived on ", key, " but is owned by ", *owner)));
     }
   }
-  // The lmid query's hello outside a fence: the source (re)registered it — a (re)connect, which
-  // re-registers every query — so fence the gate until all their snapshots are here (gate.h; the
-  // seed is silent — see there). An overflow's Reregister fences by itself.
+  // The lmid query's first hello after a (re)connect (the source re-registers every query): fence
+  // the gate until all their snapshots are here (gate.h; the seed is silent — see there). An
+  // overflow's Reregister fences by itself, and its own lmid hello is no reconnect's: it may come
+  // after that fence released (seed 1921: another re-registration's lmid snapshot, still in flight,
+  // completed it), and fencing then waits for data snapshots nobody will send — every later frame
+  // held, every later mutation pending forever.
   // A fence still waiting from the previous session does not count (seed 48): its snapshots
   // are of that session's epochs, and the frames after them died with its link — releasing them
   // with the new lmid snapshot would drop a confirmed write from the view.
   if (qid == kLmidQid && ev.type == NormalizedEvent::Type::kHello &&
-      (!channel->gate().fenced() || channel->resync_since_fence())) {
+      channel->resync_since_fence()) {
     channel->FenceResync(subs_.Live(key));
     channel->set_resync_since_fence(false);
   }

@@ -240,6 +240,8 @@ class OptimisticBackend {
   int64_t connection_frames_dropped() const { return daemon().connection_frames_dropped(); }
   // Progress frames the resync fence held back (gate.h).
   int64_t fence_holds() const { return daemon().gate().fence_holds(); }
+  // Overflows a fence was spared: the frames over the cap were covered by held progress (gate.h).
+  int64_t fence_overflows_spared() const { return daemon().gate().fence_spared(); }
 
   // The daemon source's handlers (wired in the constructor; public so a harness can drive them
   // directly). Every channel's handlers run the same code on that channel.

@@ -127,5 +127,43 @@ TEST_F(FenceTest, ReconnectDuringAFenceFencesAfresh) {
   EXPECT_EQ(backend_->inspect().pending.size(), 0u);
 }
 
+// The tail of an overflow re-registration (sim seed 1921, no-lost-writes): a second overflow hit
+// while the first re-registration's answers were still in flight, so its lmid hello and snapshot
+// arrived inside the second fence and counted for it. The fence released on the second
+// re-registration's data snapshot, before that re-registration's own lmid hello — which, arriving
+// outside a fence with no reconnect since, was taken for a reconnect's and fenced every data sub
+// again; their snapshots never came, every later frame was held and mid 2 stayed pending forever.
+// Failed before the fix: pending {2}, the view without "c", one more fence hold per progress.
+TEST_F(FenceTest, OverflowTailLmidHelloAfterTheFenceReleasedDoesNotFenceAgain) {
+  Hydrate(1, "issue", "issues", {Issue("a", "A")}, 1);
+  ASSERT_TRUE(backend_->Invoke("createIssue", {{"id", "b"}, {"title", "B"}}).ok());
+  for (int cv = 2; cv <= 5; ++cv) source_.Batch(1, cv, {});  // no progress: overflow 1
+  ASSERT_EQ(backend_->overflows(), 1);
+  source_.Hello(1, {});  // re-registration 1's answers start to arrive
+  source_.Snapshot(1, 6, "issue", {Issue("a", "A")});
+  for (int cv = 7; cv <= 11; ++cv) source_.Batch(1, cv, {});  // still no progress: overflow 2
+  ASSERT_EQ(backend_->overflows(), 2);
+  // Mid 1 processed at cv 12 (re-registration 1's stream: its data batch is superseded), then
+  // re-registration 1's lmid answer, confirming mid 1.
+  source_.Batch(1, 12, {RowOp{RowOp::Kind::kAdd, "issue", Issue("b", "B"), {}}});
+  LmidSnapshot(13, 1);
+  source_.Hello(1, {});  // re-registration 2
+  source_.Snapshot(1, 14, "issue", {Issue("a", "A"), Issue("b", "B")});
+  source_.Progress(14);
+  EXPECT_EQ(ViewIds(1), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(backend_->inspect().pending.size(), 0u);
+  LmidSnapshot(15, 1);  // re-registration 2's lmid answer: not a reconnect
+  source_.Progress(15);
+  ASSERT_TRUE(backend_->Invoke("createIssue", {{"id", "c"}, {"title", "C"}}).ok());
+  source_.Batch(1, 16, {RowOp{RowOp::Kind::kAdd, "issue", Issue("c", "C"), {}}});
+  source_.Lmid(16, kClient, 2);
+  const int64_t holds = backend_->fence_holds();
+  source_.Progress(16);
+  EXPECT_EQ(backend_->fence_holds(), holds);  // before the fix: held
+  EXPECT_EQ(ViewIds(1), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(backend_->inspect().pending.size(), 0u);  // before the fix: mid 2 pending forever
+  EXPECT_EQ(backend_->inspect().buffered_frames, 0u);
+}
+
 }  // namespace
 }  // namespace rindle

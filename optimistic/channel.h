@@ -75,8 +75,8 @@ class Channel {
   // Overflow recovery: re-registers every live (source qid, remote), in the order given, then the
   // lmid query, and fences the gate over all of them (gate.h BeginFence).
   void Reregister(const std::vector<std::pair<int64_t, const RemoteQuery*>>& live);
-  // After a (re)connect (the lmid query's hello outside a fence: the source re-registered every
-  // query itself): fences the gate over the live subs and the lmid query.
+  // After a (re)connect (the lmid query's first hello after a resync: the source re-registered
+  // every query itself): fences the gate over the live subs and the lmid query.
   void FenceResync(const std::vector<std::pair<int64_t, const RemoteQuery*>>& live);
   void Resend(const Ledger& ledger, const std::string& client_id);
 
@@ -123,7 +123,11 @@ class Channel {
   int64_t schema_rejections_ = 0;
   int64_t overflows_ = 0;
   int64_t superseded_dropped_ = 0;
-  bool resync_since_fence_ = false;
+  // A resync (a new session) happened since the last fence began: the next lmid hello fences
+  // afresh even inside a fence (the old session's buffered snapshots are superseded). Only then:
+  // an lmid hello without a resync answers an overflow's Reregister, which fenced already.
+  // Construction registers the lmid query as a connect would: its first hello fences too.
+  bool resync_since_fence_ = true;
 };
 
 }  // namespace rindle

@@ -26,8 +26,7 @@ SourceGate::Admit SourceGate::OnData(int64_t qid, const NormalizedEvent& ev) {
     return Admit::kStale;
   }
   buffer_.push_back(BufferedFrame{ev.cv, qid, ev.type, ev.ops, next_seq_++});
-  // The fenced snapshots are owed, not backlog: they do not count against the cap.
-  if (buffer_.size() > cap_ + (fenced_ ? fence_all_.size() : 0)) {
+  if (Overflowing()) {
     buffer_.clear();
     return Admit::kOverflow;  // the caller re-registers and begins a new fence
   }
@@ -38,10 +37,25 @@ SourceGate::Admit SourceGate::OnData(int64_t qid, const NormalizedEvent& ev) {
   return Admit::kBuffered;
 }
 
+bool SourceGate::Overflowing() {
+  if (!fenced_) return buffer_.size() > cap_;
+  // The fenced snapshots are owed, not backlog: they do not count against the cap.
+  const size_t allowance = cap_ + fence_all_.size();
+  if (buffer_.size() <= allowance) return false;
+  // Nor do frames a held progress already covers: only the fence holds those (seed 1921).
+  const int64_t covered = std::max(applied_cv_, held_cv_min_);
+  const auto backlog = std::count_if(buffer_.begin(), buffer_.end(),
+                                     [covered](const BufferedFrame& f) { return f.cv > covered; });
+  if (static_cast<size_t>(backlog) > allowance) return true;
+  ++fence_spared_;  // the frame count alone would have overflowed
+  return false;
+}
+
 std::vector<BufferedFrame> SourceGate::Release(int64_t cv_min) {
   if (fenced_) {
     if (!fence_waiting_.empty() || cv_min < fence_cv_) {
       ++fence_holds_;
+      held_cv_min_ = std::max(held_cv_min_, cv_min);
       return {};
     }
     fenced_ = false;  // every re-registered snapshot is here: release them together
@@ -69,6 +83,7 @@ size_t SourceGate::DropQuery(int64_t qid) {
 void SourceGate::Reset() {
   buffer_.clear();
   applied_cv_ = 0;
+  held_cv_min_ = 0;
   fenced_ = false;
   fence_all_.clear();
   fence_waiting_.clear();

@@ -23,6 +23,12 @@
 // While fenced, a batch for a qid still waiting is of the superseded epoch and is dropped
 // (kStale), and the cap grows by the number of fenced qids (their snapshots are owed, not
 // backlog) — otherwise a cap below the number of subs would overflow on every re-registration.
+// Nor does a frame count that a progress held by the fence already covers (cv ≤ that cvMin): the
+// seed overflows on what progress has not released — a pinned cvMin — and without the fence
+// those frames would have been released. Counting them overflowed again inside each
+// re-registration's own burst (seed 1921, cap 6 and 26 subs: the snapshots and the batches of the
+// qids already re-snapshotted), re-registered again, and so on — a livelock for as long as writes
+// came. The fence lasts until the re-registered snapshots are here (about one round trip).
 // The seed's TypeScript (002 SourceGate / §8.5 overflow) is silent here: it re-registers and
 // keeps releasing on every progress, and the re-registrations' snapshots arrive one progress
 // apart — the lmid snapshot alone retires a pending entry whose effect is still missing from
@@ -73,6 +79,8 @@ class SourceGate {
   bool fenced() const { return fenced_; }
   // Releases the fence held back (progress frames that released nothing).
   int64_t fence_holds() const { return fence_holds_; }
+  // Frames that would have overflowed a fence had the frames a held progress covers counted.
+  int64_t fence_spared() const { return fence_spared_; }
 
   const std::string& key() const { return key_; }
   int64_t applied_cv() const { return applied_cv_; }
@@ -85,6 +93,10 @@ class SourceGate {
   const std::vector<BufferedFrame>& buffer() const { return buffer_; }
 
  private:
+  // Whether the buffer, the frame just pushed included, is past the cap (the header says how a
+  // fence changes what counts).
+  bool Overflowing();
+
   std::string key_;
   size_t cap_;
   std::vector<BufferedFrame> buffer_;
@@ -97,6 +109,8 @@ class SourceGate {
   std::set<int64_t> fence_waiting_;  // of those, the ones without a buffered snapshot
   int64_t fence_cv_ = 0;             // the highest cv of the fenced snapshots buffered
   int64_t fence_holds_ = 0;
+  int64_t fence_spared_ = 0;
+  int64_t held_cv_min_ = 0;  // the highest cvMin a fence held back (this timeline: Reset clears)
 };
 
 }  // namespace rindle

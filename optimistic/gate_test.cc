@@ -89,5 +89,38 @@ TEST(GateTest, ASnapshotBufferedBeforeTheFenceBeganIsNotOwed) {
   EXPECT_FALSE(g.fenced());
 }
 
+// Seed 1921 (a livelock): while a fence waits, the batches of the qids already re-snapshotted pile
+// up behind progress frames the fence holds. Those are held by the fence alone, not a pinned
+// cvMin: they must not overflow the gate (each overflow re-registers and fences again). Before
+// the fix the fifth batch overflowed (6 frames > cap 2 + 3 fenced).
+TEST(GateTest, FramesAHeldProgressCoversDoNotOverflowAFence) {
+  SourceGate g("daemon", 2);
+  g.BeginFence({0, 1, 2});
+  ASSERT_EQ(g.OnData(1, Ev(kSnap, 10)), SourceGate::Admit::kBuffered);
+  EXPECT_TRUE(g.Release(10).empty());
+  for (int64_t cv = 11; cv <= 20; ++cv) {
+    ASSERT_EQ(g.OnData(1, Ev(kBatch, cv)), SourceGate::Admit::kBuffered) << "cv " << cv;
+    EXPECT_TRUE(g.Release(cv).empty());
+  }
+  ASSERT_EQ(g.OnData(0, Ev(kSnap, 21)), SourceGate::Admit::kBuffered);
+  ASSERT_EQ(g.OnData(2, Ev(kSnap, 22)), SourceGate::Admit::kBuffered);
+  EXPECT_EQ(g.fence_spared(), 8);  // cv 15..20 and the two snapshots would have overflowed
+  EXPECT_EQ(g.Release(22).size(), 13u);  // together, once every snapshot is here
+  EXPECT_FALSE(g.fenced());
+}
+
+// What no progress covers is still backlog while fenced: a pinned cvMin overflows as before.
+TEST(GateTest, AFenceStillOverflowsOnFramesNoProgressCovers) {
+  SourceGate g("daemon", 2);
+  g.BeginFence({0, 1});
+  ASSERT_EQ(g.OnData(1, Ev(kSnap, 10)), SourceGate::Admit::kBuffered);
+  EXPECT_TRUE(g.Release(9).empty());
+  for (int64_t cv = 11; cv <= 13; ++cv) {
+    ASSERT_EQ(g.OnData(1, Ev(kBatch, cv)), SourceGate::Admit::kBuffered);
+  }
+  EXPECT_EQ(g.OnData(1, Ev(kBatch, 14)), SourceGate::Admit::kOverflow);  // 5 > 2 + 2
+  EXPECT_EQ(g.buffered(), 0u);
+}
+
 }  // namespace
 }  // namespace rindle

@@ -13,7 +13,14 @@ GateModel::Arrival GateModel::Push(const Frame& frame) {
   if (!frame.snapshot && frame.cv <= applied_cv_) return Arrival::kStale;
   if (fenced_ && !frame.snapshot && missing_.contains(frame.qid)) return Arrival::kStale;
   buffer_.push_back(frame);
-  if (buffer_.size() > cap_ + (fenced_ ? fence_.size() : 0)) {
+  // While fenced: the fenced snapshots, and what a held progress covers, are not backlog.
+  const int64_t covered = std::max(applied_cv_, held_cv_min_);
+  size_t backlog = buffer_.size();
+  if (fenced_) {
+    backlog = static_cast<size_t>(std::count_if(
+        buffer_.begin(), buffer_.end(), [covered](const Frame& f) { return f.cv > covered; }));
+  }
+  if (backlog > cap_ + (fenced_ ? fence_.size() : 0)) {
     buffer_.clear();
     return Arrival::kOverflow;
   }
@@ -63,7 +70,10 @@ void GateModel::BeginFence(std::set<int64_t> qids) {
 }
 
 std::vector<GateModel::Frame> GateModel::Release(int64_t cv_min) {
-  if (fenced_ && (!missing_.empty() || cv_min < fence_cv_)) return {};
+  if (fenced_ && (!missing_.empty() || cv_min < fence_cv_)) {
+    held_cv_min_ = std::max(held_cv_min_, cv_min);
+    return {};
+  }
   fenced_ = false;
   std::vector<Frame> released;
   std::vector<Frame> keep;
@@ -80,6 +90,7 @@ std::vector<GateModel::Frame> GateModel::Release(int64_t cv_min) {
 void GateModel::Reset() {
   buffer_.clear();
   applied_cv_ = 0;
+  held_cv_min_ = 0;
   fenced_ = false;
   fence_.clear();
   missing_.clear();

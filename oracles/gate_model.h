@@ -22,8 +22,9 @@
 //     client re-registered) holds every release until each of those qids has a snapshot
 //     buffered (or was forgotten: its sub went away) and cvMin reaches the highest of their
 //     cvs; a hello for a fenced qid makes it wait again (its buffered snapshot was dropped);
-//     while fenced a batch for a qid still waiting is stale, and the cap grows by the number
-//     of fenced qids.
+//     while fenced a batch for a qid still waiting is stale, the cap grows by the number of
+//     fenced qids, and a frame a held progress covers (cv ≤ the highest cvMin the fence held
+//     back) does not count against it — only the fence holds it (seed 1921).
 // Plain ints only: the model shares no type with optimistic/ (ARCHITECTURE §5).
 #pragma once
 
@@ -76,6 +77,7 @@ class GateModel {
   std::set<int64_t> fence_;          // the fenced qids
   std::set<int64_t> missing_;        // fenced qids with no snapshot buffered
   int64_t fence_cv_ = 0;             // highest cv of the fenced snapshots buffered
+  int64_t held_cv_min_ = 0;          // highest cvMin a fence held back (Reset clears)
 };
 
 }  // namespace rindle

@@ -156,11 +156,12 @@ void OptimisticInvariants::OnData(const std::string& client, int64_t qid,
   if (c.backend == nullptr || !c.backend->health().ok()) return;
   if (qid != kLmidQid && !c.subs.KeyOfSource(qid)) return;  // no live sub: ignored
   if (ev.type == NormalizedEvent::Type::kHello) {
-    // The resync fence (gate_model.h): the lmid hello outside a fence is a (re)connect, which
-    // re-registered every live sub and the lmid query.
-    // A new session's lmid hello fences afresh even while the previous session's fence waits
-    // (its snapshots are superseded; the frames after them died with the old link).
-    if (qid == kLmidQid && (!c.gate.fenced() || c.resync_since_fence)) BeginFence(c);
+    // The resync fence (gate_model.h): a new session's first lmid hello is a (re)connect's, which
+    // re-registered every live sub and the lmid query. It fences afresh even while the previous
+    // session's fence waits (its snapshots are superseded; the frames after them died with the
+    // old link). Any other lmid hello answers an overflow's re-registration, which fenced when it
+    // overflowed (seed 1921: it may land after that fence released).
+    if (qid == kLmidQid && c.resync_since_fence) BeginFence(c);
     c.superseded += static_cast<int64_t>(c.gate.Drop(qid));
     c.model.Hello(qid, ev.tables);
     c.epoch[qid] = epoch;

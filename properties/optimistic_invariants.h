@@ -167,7 +167,7 @@ class OptimisticInvariants {
     // Shadow gate (oracles/gate_model.h; the frame's epoch tag is the qid's hello epoch).
     GateModel gate;
     int64_t last_boot = 0;
-    bool resync_since_fence = false;  // a welcome since the last fence began
+    bool resync_since_fence = true;  // a welcome (or none yet) since the last fence began
     std::map<int64_t, int64_t> epoch;  // qid → epoch of its latest hello
     int64_t superseded = 0;
     int64_t rejections = 0;    // skewed hellos the shadow judged (CRIT#4)

@@ -83,7 +83,9 @@ struct Model {
   std::map<int64_t, Link> links;         // qids registered on the source
   std::map<int64_t, int> registrations;  // qid → RegisterQuery calls
   GateModel gate{kCap};  // the frames as the gate holds them, appliedCv (oracles/gate_model.h)
-  bool resync_since_fence = false;  // a Resync since the last fence began (optimistic/gate.h)
+  // A Resync since the last fence began (optimistic/gate.h); construction registers the lmid
+  // query as a connect would.
+  bool resync_since_fence = true;
   std::vector<MutationEnvelope> pushed;  // every PushMutation, in order
   // The client.
   PlainTables synced;
@@ -316,9 +318,9 @@ inline void SendHello(Model& m, int64_t qid, int shape = 0) {
   }
   m.outbox.push_back(Action{false, qid, std::move(ev)});
   l.phase = Phase::kAwaitSnapshot;
-  // The lmid hello outside a fence, or the first after a Resync, is a (re)connect: the client
-  // fences afresh (optimistic/backend.cc OnFrame).
-  if (qid == kLmidQid && (!m.gate.fenced() || m.resync_since_fence)) FenceAll(m);
+  // The first lmid hello after a Resync (or construction) is a (re)connect's: the client fences
+  // afresh (optimistic/backend.cc OnFrame). An overflow's lmid hello is not (seed 1921).
+  if (qid == kLmidQid && m.resync_since_fence) FenceAll(m);
   m.gate.Drop(qid);
 }
 

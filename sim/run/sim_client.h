@@ -186,6 +186,7 @@ class SimClient : public OptimisticSource {
   int64_t seen_stale_ = 0;
   int64_t seen_connection_dropped_ = 0;
   int64_t seen_fence_holds_ = 0;
+  int64_t seen_fence_spared_ = 0;
   std::unique_ptr<SimFoldClock> clock_;  // before backend_: the backend holds timers on it
 
   std::function<void(int64_t, const NormalizedEvent&)> on_normalized_;
