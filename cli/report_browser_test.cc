@@ -75,7 +75,7 @@ std::string Attr(const std::string& tag, const std::string& name) {
   return Match(tag, " " + name + "=\"([^\"]*)\"");
 }
 
-TEST(ReportBrowserTest, AFailingCorpusScenarioLoadsCleanlyWithTheFailingStepSelected) {
+TEST(ReportBrowserTest, AFailingRunLoadsCleanlyWithTheFailingStepSelected) {
   REQUIRE_CHROMIUM(chromium);
   const std::string dir = TestDir("report_browser_");
   const std::string page = dir + "/report.html";
