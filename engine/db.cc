@@ -221,4 +221,70 @@ absl::StatusOr<std::optional<RowValues>> Db::Get(std::string_view table,
   return std::optional<RowValues>(*r);
 }
 
+// --- the multi-source merge: a facade over merge.h ---
+
+absl::Status Db::AddRoomSource(std::string_view table, std::string_view room_key,
+                               const WritableScope& w) {
+  RETURN_IF_ERROR(CheckUsable());
+  return merge_.AddRoomSource(table, room_key, w);
+}
+
+absl::StatusOr<std::vector<QueryBatch>> Db::RemoveRoomSource(std::string_view table,
+                                                             std::string_view room_key) {
+  RETURN_IF_ERROR(CheckUsable());
+  RETURN_IF_ERROR(merge_.RemoveRoomSource(table, room_key));
+  return std::vector<QueryBatch>();
+}
+
+absl::Status Db::HoldBack(std::string_view table, std::string_view source_key,
+                          const RowValues& row) {
+  RETURN_IF_ERROR(CheckUsable());
+  return merge_.HoldBack(table, source_key, row);
+}
+
+absl::Status Db::HoldBackAbsent(std::string_view table, std::string_view source_key,
+                                const RowValues& old_row) {
+  RETURN_IF_ERROR(CheckUsable());
+  return merge_.HoldBackAbsent(table, source_key, old_row);
+}
+
+absl::StatusOr<std::vector<QueryBatch>> Db::DropHeldBack(std::string_view table,
+                                                         std::string_view source_key,
+                                                         const RowValues& probe) {
+  RETURN_IF_ERROR(CheckUsable());
+  RETURN_IF_ERROR(merge_.DropHeldBack(table, source_key, probe));
+  return std::vector<QueryBatch>();
+}
+
+absl::StatusOr<std::optional<HeldBackInfo>> Db::HeldBackState(std::string_view table,
+                                                              std::string_view source_key,
+                                                              const RowValues& probe) {
+  RETURN_IF_ERROR(CheckUsable());
+  return merge_.HeldBackState(table, source_key, probe);
+}
+
+absl::StatusOr<std::vector<QueryBatch>> Db::FreezeSource(std::string_view table,
+                                                         std::string_view source_key) {
+  RETURN_IF_ERROR(CheckUsable());
+  RETURN_IF_ERROR(merge_.FreezeSource(table, source_key));
+  return std::vector<QueryBatch>();
+}
+
+absl::StatusOr<std::optional<std::string>> Db::ProvenanceOf(std::string_view table,
+                                                            const RowValues& row) {
+  RETURN_IF_ERROR(CheckUsable());
+  return merge_.ProvenanceOf(table, row);
+}
+
+absl::StatusOr<bool> Db::WritableMatches(std::string_view table, std::string_view room_key,
+                                         const RowValues& row) {
+  RETURN_IF_ERROR(CheckUsable());
+  return merge_.WritableMatches(table, room_key, row);
+}
+
+absl::StatusOr<std::vector<RowValues>> Db::SourceRows(std::string_view table,
+                                                      std::string_view source_key) const {
+  return merge_.SourceRows(table, source_key);
+}
+
 }  // namespace rindle

@@ -43,8 +43,10 @@
 #include "engine/ast_json.h"
 #include "engine/change.h"
 #include "engine/query_shape.h"
+#include "engine/merge.h"
 #include "engine/rebase.h"
 #include "engine/schema.h"
+#include "engine/source_set.h"
 #include "base/source_key.h"
 #include "engine/table.h"
 #include "engine/write_txn.h"
@@ -103,6 +105,35 @@ class Db {
   absl::StatusOr<std::vector<RowValues>> SyncRows(std::string_view table) const;
   absl::StatusOr<std::optional<RowValues>> Get(std::string_view table, const RowValues& pk) const;
 
+  // --- the multi-source merge (seed 000 §merge; merge.h, source_set.h) ---
+  // Rows are full-width positional; the pk derives from the row. Every error names the table,
+  // the source and the row; a failure leaves the Db unchanged.
+  absl::Status AddRoomSource(std::string_view table, std::string_view room_key,
+                             const WritableScope& w);
+  absl::StatusOr<std::vector<QueryBatch>> RemoveRoomSource(std::string_view table,
+                                                           std::string_view room_key);
+  absl::Status HoldBack(std::string_view table, std::string_view source_key, const RowValues& row);
+  absl::Status HoldBackAbsent(std::string_view table, std::string_view source_key,
+                              const RowValues& old_row);
+  // Delivered batches (empty when folded into an open server-batch cycle, or nothing parked).
+  absl::StatusOr<std::vector<QueryBatch>> DropHeldBack(std::string_view table,
+                                                       std::string_view source_key,
+                                                       const RowValues& probe);
+  absl::StatusOr<std::optional<HeldBackInfo>> HeldBackState(std::string_view table,
+                                                            std::string_view source_key,
+                                                            const RowValues& probe);
+  absl::StatusOr<std::vector<QueryBatch>> FreezeSource(std::string_view table,
+                                                       std::string_view source_key);
+  absl::StatusOr<std::optional<std::string>> ProvenanceOf(std::string_view table,
+                                                          const RowValues& row);
+  absl::StatusOr<bool> WritableMatches(std::string_view table, std::string_view room_key,
+                                       const RowValues& row);
+  // Debug/oracle probe (read-only): one source's confirmed baseline rows (pk order). A Collapsed
+  // table's only source is the daemon (its sync rows).
+  absl::StatusOr<std::vector<RowValues>> SourceRows(std::string_view table,
+                                                    std::string_view source_key) const;
+  bool IsMerged(std::string_view table) const { return merge_.IsMerged(table); }
+
  private:
   friend class WriteTxn;
   struct QueryEntry;
@@ -118,7 +149,8 @@ class Db {
   NetChangeSet accum_;  // net change since the last delivery
   bool txn_open_ = false;
   bool poisoned_ = false;
-  Rebase rebase_{&tables_, &accum_};  // after the members it points at
+  Merge merge_{&tables_, &accum_};
+  Rebase rebase_{&tables_, &accum_, &merge_};  // after the members it points at
 };
 
 }  // namespace rindle

@@ -145,8 +145,10 @@ bool NoNetChange(const NetChangeSet& changes) {
   return true;
 }
 
-Rebase::Rebase(TableMap* tables, NetChangeSet* accum) : tables_(tables), accum_(accum) {
+Rebase::Rebase(TableMap* tables, NetChangeSet* accum, Merge* merge)
+    : tables_(tables), accum_(accum), merge_(merge) {
   RINDLE_CHECK(tables_ != nullptr);
+  RINDLE_CHECK(merge_ != nullptr);
   RINDLE_CHECK(accum_ != nullptr);
 }
 

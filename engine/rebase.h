@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "engine/merge.h"
 #include "engine/table.h"
 
 namespace rindle {
@@ -47,8 +48,8 @@ struct ServerDeltaOp {
 
 class Rebase {
  public:
-  // `tables` and `accum` are the owning Db's; both must outlive this.
-  Rebase(TableMap* tables, NetChangeSet* accum);
+  // `tables`, `accum` and `merge` are the owning Db's; all must outlive this.
+  Rebase(TableMap* tables, NetChangeSet* accum, Merge* merge);
   Rebase(const Rebase&) = delete;
   Rebase& operator=(const Rebase&) = delete;
 
@@ -67,6 +68,7 @@ class Rebase {
 
   TableMap* tables_;
   NetChangeSet* accum_;
+  Merge* merge_;
   bool open_ = false;
   std::string source_;
 };

@@ -71,7 +71,8 @@ TEST(RebaseSeamTest, BeginRewindsFoldsAndBuffersTheNetChange) {
   Table& t = *tables.at("item");
   t.Put({Value::String("opt")}, MakeRow(Item("opt", 1)), /*optimistic=*/true);
   NetChangeSet accum;
-  Rebase rebase(&tables, &accum);
+  Merge merge(&tables, &accum);
+  Rebase rebase(&tables, &accum, &merge);
   ASSERT_TRUE(rebase.Begin(kDaemonSource, {AddOp("srv", 2)}).ok());
   EXPECT_TRUE(rebase.open());
   EXPECT_EQ(rebase.source(), kDaemonSource);
