@@ -22,6 +22,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "sim/merge/merge_runner.h"
 #include "sim/run/determinism_guard.h"
 #include "cli/junit.h"
 #include "cli/progress.h"
@@ -37,7 +38,7 @@ volatile std::sig_atomic_t g_interrupted = 0;
 void OnSigint(int) { g_interrupted = 1; }
 
 RunFlags RunFlagsOf(const CampaignOptions& options) {
-  return RunFlags{options.max_steps, options.swarm};
+  return RunFlags{options.max_steps, options.swarm, options.target};
 }
 
 // Walks the seeds of [first, last] on the shard, in increasing order, without overflow.
@@ -210,7 +211,8 @@ class Campaign {
         cursor_(options.seeds, options.shard),
         prior_(std::move(prior)),
         out_(out),
-        pool_(BaseOptions(options)),
+        pool_(BaseOptions(options),
+              options.target == "merge" ? WorkerPool::Job(RunMergeSeed) : WorkerPool::Job()),
         trace_dir_((std::filesystem::temp_directory_path() /
                     absl::StrCat("rindle-sim-det-", ::getpid()))
                        .string()),
@@ -546,6 +548,7 @@ void Campaign::AutoShrink() {
     ShrinkCommandOptions so;
     so.seed = r.seed;
     so.swarm = options_.swarm;
+    so.merge = options_.target == "merge";
     so.max_runs = options_.shrink_max_runs;
     so.time_budget_ms = options_.shrink_time_ms;
     so.out_path = path;
