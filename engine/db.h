@@ -143,6 +143,10 @@ class Db {
   void CheckDelivered() const;
   // Delivers the net change accumulated since the last delivery to every live pipeline.
   std::vector<QueryBatch> Deliver();
+  // Deliver() outside a rebase cycle; inside one the change waits for ServerBatchEnd.
+  std::vector<QueryBatch> DeliverUnlessCycle();
+  // The merge's writing calls fail on a poisoned Db and inside an open write txn.
+  absl::Status CheckMergeMutable(std::string_view call) const;
 
   TableMap tables_;
   std::map<int64_t, std::unique_ptr<QueryEntry>> queries_;

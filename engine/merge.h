@@ -64,7 +64,37 @@ class Merge {
   // daemon for a new pk or a Collapsed table.
   std::string RouteOf(const Table& table, const RowValues& pk) const;
 
+  // --- the rebase's per-source fold (rebase.h) ---
+  bool any_merged() const { return !sets_.empty(); }
+  // True when `source` is attached to some Merged table (the daemon: always).
+  bool HasSource(std::string_view source) const;
+  // The confirmed baseline a delta op on Merged `table` folds against; an error (naming `where`)
+  // when `source` is not attached to the table or is frozen.
+  absl::StatusOr<const PkRowMap*> FoldBaseline(std::string_view where, std::string_view table,
+                                               std::string_view source) const;
+  // Applies a planned fold (Merged table → pk → the source's new baseline row, nullptr =
+  // removed): writes the baselines, drops the source's hold-backs its baseline caught up with (a
+  // parked row equal to the baseline row; a tombstone whose pk the baseline lacks), and sets
+  // `target`[table][pk] to the new visible winner of every affected pk.
+  void ApplyFold(std::string_view source, const std::map<std::string, PkRowMap, std::less<>>& fold,
+                 std::map<std::string, PkRowMap, std::less<>>* target);
+
  private:
+  // The tracked table `table`, or NotFound / InvalidArgument naming `where`.
+  absl::StatusOr<Table*> TrackedTable(std::string_view where, std::string_view table) const;
+  // The slice of `source` on Merged `table`, or an error naming `where` (Collapsed table:
+  // FailedPrecondition; source not attached: NotFound).
+  absl::StatusOr<SourceSlice*> SliceOf(std::string_view where, std::string_view table,
+                                       std::string_view source);
+  // Sets the confirmed (sync) row of `table` at pk. With an optimistic write or an undelivered
+  // hold-back at pk the head keeps its row and only the overlay changes (the next rewind shows
+  // it); otherwise `deliver` writes head and buffers the net change, and !deliver parks the new
+  // sync row in the overlay so nothing visible changes now.
+  void SetConfirmed(Table* table, const RowValues& pk, Row sync, bool deliver);
+  // SetConfirmed(winner) for every pk.
+  void Reconcile(Table* table, const SourceSet& set, const std::vector<RowValues>& pks,
+                 bool deliver);
+
   TableMap* tables_;
   NetChangeSet* accum_;
   std::map<std::string, SourceSet, std::less<>> sets_;

@@ -53,8 +53,8 @@ using PkRowMap = absl::btree_map<RowValues, Row, RowKeyLess>;
 class CompiledScope {
  public:
   // Validates and compiles `w` (errors name `where`, e.g. "addRoomSource(t, room:doc:X)").
-  static absl::StatusOr<CompiledScope> Compile(const WritableScope& w, const TableSpec& spec,
-                                               std::string_view where);
+  static absl::StatusOr<CompiledScope> Compile(const WritableScope& w, std::string_view table,
+                                               const TableSpec& spec, std::string_view where);
   bool Covers(const RowValues& row) const;
 
  private:
@@ -78,5 +78,13 @@ struct SourceSlice {
 
 // The slices of one Merged table, by source key (daemon first: "daemon" < "room:...").
 using SourceSet = std::map<std::string, SourceSlice, std::less<>>;
+
+// The visible row at a pk and the source serving it; {nullptr, nullptr} when no source holds it.
+struct SourceWinner {
+  const std::string* source = nullptr;
+  Row row;
+};
+// The winner tiering (see the header comment).
+SourceWinner Winner(const SourceSet& set, const RowValues& pk);
 
 }  // namespace rindle
