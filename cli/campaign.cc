@@ -578,7 +578,7 @@ int Campaign::Report() {
   PrintFailedSeeds();
   std::printf("results: %s\n", options_.out_path.c_str());
   PrintCounters(stats_);
-  PrintHealth(stats_);
+  PrintHealth(stats_, options_.target == "merge");
   std::fflush(stdout);
   WriteJUnitReport(elapsed);
   if (options_.auto_shrink && !interrupted_) AutoShrink();

@@ -220,12 +220,15 @@ absl::Status MergeModel::HoldBackAbsent(std::string_view table, std::string_view
 
 absl::StatusOr<bool> MergeModel::DropHeldBack(std::string_view table, std::string_view source,
                                               const RowValues& probe) {
-  absl::StatusOr<Source*> s = Attached(table, source, "dropHeldBack");
-  if (!s.ok()) return s.status();
+  absl::StatusOr<TableState*> t = Tracked(table, "dropHeldBack");
+  if (!t.ok()) return t.status();
   if (absl::Status c = CheckRow(table, probe, Where("dropHeldBack", table, source)); !c.ok()) {
     return c;
   }
-  return (*s)->held.erase(schema_.at(std::string(table)).PkOf(probe)) > 0;
+  // A Collapsed table or a source not attached (a removed room) has nothing parked: a no-op.
+  auto it = (*t)->sources.find(std::string(source));
+  if (!(*t)->merged || it == (*t)->sources.end()) return false;
+  return it->second.held.erase(schema_.at(std::string(table)).PkOf(probe)) > 0;
 }
 
 absl::StatusOr<std::optional<ModelHeldBackInfo>> MergeModel::HeldBackState(
@@ -346,6 +349,10 @@ absl::Status MergeModel::ServerBatchBegin(std::string_view source,
                                         return &(*t)->sources.at(std::string(kDaemonSource));
                                       }()
                                     : Attached(op.table, source, "serverBatchBegin");
+    if (s.ok() && (*s)->frozen) {
+      s = absl::FailedPreconditionError(
+          StrCat(Where("serverBatchBegin", op.table, source), ": the source is frozen"));
+    }
     absl::Status applied = s.ok() ? ApplyDelta(**s, schema_.at(op.table), op) : s.status();
     if (!applied.ok()) {
       tables_ = std::move(saved);

@@ -31,8 +31,9 @@
 // nothing): unknown table (NotFound); a local table where the merge needs a tracked one, a
 // duplicate room, a source not attached, "daemon" where a room is required, a bad room key
 // (FailedPrecondition / InvalidArgument); a bad row width or cell (InvalidArgument); a failed
-// precondition of a delta or a write (FailedPrecondition). HeldBackState never fails for an
-// unattached source (nothing parked). Source: seed 000 doc comments (000_*.txt); issue 14.
+// precondition of a delta or a write, a delta from a source frozen on its table
+// (FailedPrecondition). HeldBackState and DropHeldBack never fail for a Collapsed table or an
+// unattached source (nothing parked; the drop is a no-op). Source: seed 000 doc comments (000_*.txt); issue 14.
 #pragma once
 
 #include <map>

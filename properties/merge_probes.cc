@@ -162,7 +162,7 @@ std::optional<MergeViolation> CheckMerge(const MergeWorld& w,
                                       CheckMergeSourceRows};
   const std::vector<std::string>& names = MergePropertyNames();
   for (size_t i = 0; i < names.size(); ++i) {
-    if (counters != nullptr) ++(*counters)["check." + names[i]];
+    if (counters != nullptr) ++(*counters)["check." + names[i] + ".checked"];
     if (std::optional<MergeViolation> v = kChecks[i](w)) return v;
   }
   return std::nullopt;

@@ -68,7 +68,8 @@ struct MergeViolation {
 // The property names above, in check order.
 const std::vector<std::string>& MergePropertyNames();
 
-// Runs every property; counts check.merge.<property> per property run.
+// Runs every property; counts check.<property>.checked per property run (the campaign's
+// health table reads that key).
 std::optional<MergeViolation> CheckMerge(const MergeWorld& w,
                                          std::map<std::string, int64_t>* counters);
 

@@ -311,7 +311,8 @@ std::vector<ModelOp> Generator::DrawDeltas(const std::string& source, std::set<s
   auto source_of = [&](const std::string& table) -> const MergeModel::Source* {
     const auto& sources = model_.tables().at(table).sources;
     auto it = sources.find(source);
-    return it == sources.end() ? nullptr : &it->second;
+    // A frozen source takes no deltas on that table (an error path of its own).
+    return it == sources.end() || it->second.frozen ? nullptr : &it->second;
   };
   // Confirm some pending txns on this source.
   for (size_t i = 0; i < pending_.size(); ++i) {

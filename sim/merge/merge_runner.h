@@ -15,7 +15,7 @@
 // call whose scenario action named that error path, merge.error_missed.<kind> when it did not
 // fail, merge.fence.row / merge.fence.tombstone per hold-back a rewind fenced (model diff),
 // merge.reinvoke[.failed], merge.drop.noop, merge.drop.in_cycle, merge.server_batch.<daemon|room>,
-// merge.batches / merge.events delivered, check.merge-<property> per property run.
+// merge.batches / merge.events delivered, check.merge-<property>.checked per property run.
 // Digest: XXH3-64 over every step's folded views and engine row counts (trace_hash.h).
 // Source: issue 14 "A campaign for the merge".
 #pragma once
