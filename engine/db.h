@@ -17,13 +17,24 @@
 // whole transaction back: the engine is as if it never ran.
 //
 // Rebase (seed 000 serverBatchBegin/End, SPEC §2.1 "Rebase"): ServerBatchBegin(source_key,
-// deltas) rewinds head to sync ⊕ deltas for every tracked table, makes that the new sync and
-// starts buffering (rebase.h holds the steps; only the "daemon" source key is attached today);
-// re-invocations run as ordinary write txns whose Commit returns no batches; ServerBatchEnd
-// delivers the whole cycle as ONE coalesced batch per affected query (an exactly confirmed
-// prediction delivers nothing). Errors: a cycle already open, a write txn open, an unknown source
-// key, an unknown or local table, a delta whose precondition fails (nothing changes on an error).
+// deltas) folds the delta into that source's confirmed baseline only (rebase.h), rewinds head to
+// the confirmed layer for every tracked table and starts buffering; re-invocations run as
+// ordinary write txns whose Commit returns no batches; ServerBatchEnd delivers the whole cycle as
+// ONE coalesced batch per affected query, visible changes only (an exactly confirmed prediction,
+// or a room row hidden behind another source's winner, delivers nothing). Errors: a cycle
+// already open, a write txn open, an unknown or unattached source key, an unknown or local
+// table, a frozen source, a delta whose precondition fails (nothing changes on an error).
 // A poisoned Db fails every call (recovery is a rebuild); no path poisons it today.
+//
+// Multi-source merge (seed 000 §merge; merge.h, source_set.h): a table starts Collapsed (the
+// daemon only: the code path above, unchanged). AddRoomSource promotes it to Merged: per
+// physical source ("daemon", "room:doc:X") a slice with its own baseline, hold-backs and frozen
+// flag; the room seeds empty, so nothing visible changes. The confirmed row per pk is the winner
+// over the slices (source_set.h tiering); optimistic writes sit on top as for a Collapsed table.
+// HoldBack / HoldBackAbsent park a row / a tombstone (installing never emits); DropHeldBack,
+// FreezeSource and RemoveRoomSource deliver the compensating visible deltas (returned outside a
+// cycle, folded into an open one). HeldBackState, ProvenanceOf, WritableMatches and SourceRows
+// are read-only probes. The writing merge calls fail inside an open write txn.
 //
 // Invariant (CHECKed at each boundary): outside a write txn and a rebase cycle every net change
 // has been delivered.

@@ -186,8 +186,8 @@ absl::Status Rebase::Begin(std::string_view source_key,
   // table.
   if (!IsDaemonSource(source_key) && !merge_->HasSource(source_key)) {
     return absl::InvalidArgumentError(StrCat("serverBatchBegin: unknown source key \"",
-                                             source_key, "\" (\"", kDaemonSource,
-                                             "\" or a room attached by addRoomSource)"));
+                                             source_key, "\" (not \"", kDaemonSource,
+                                             "\" and attached to no table by addRoomSource)"));
   }
   RETURN_IF_ERROR(FoldAndRewind(source_key, deltas));
   open_ = true;
