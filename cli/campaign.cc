@@ -22,6 +22,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "sim/merge/merge_runner.h"
 #include "sim/run/determinism_guard.h"
 #include "cli/auto_shrink.h"
 #include "cli/junit.h"
@@ -37,7 +38,7 @@ volatile std::sig_atomic_t g_interrupted = 0;
 void OnSigint(int) { g_interrupted = 1; }
 
 RunFlags RunFlagsOf(const CampaignOptions& options) {
-  return RunFlags{options.max_steps, options.swarm};
+  return RunFlags{options.max_steps, options.swarm, options.target};
 }
 
 // Walks the seeds of [first, last] on the shard, in increasing order, without overflow.
@@ -210,7 +211,8 @@ class Campaign {
         cursor_(options.seeds, options.shard),
         prior_(std::move(prior)),
         out_(out),
-        pool_(BaseOptions(options)),
+        pool_(BaseOptions(options),
+              options.target == "merge" ? WorkerPool::Job(RunMergeSeed) : WorkerPool::Job()),
         trace_dir_((std::filesystem::temp_directory_path() /
                     absl::StrCat("rindle-sim-det-", ::getpid()))
                        .string()),
@@ -541,6 +543,7 @@ void Campaign::AutoShrink() {
   so.corpus_dir = options_.corpus_dir;
   so.jobs = options_.jobs;
   so.swarm = options_.swarm;
+  so.merge = options_.target == "merge";
   so.max_steps = options_.max_steps;
   so.time_budget_ms = options_.shrink_time_ms;
   so.max_runs = options_.shrink_max_runs;
@@ -568,7 +571,7 @@ int Campaign::Report() {
   PrintFailedSeeds();
   std::printf("results: %s\n", options_.out_path.c_str());
   PrintCounters(stats_);
-  PrintHealth(stats_);
+  PrintHealth(stats_, options_.target == "merge");
   std::fflush(stdout);
   // After the shrinks, so each failure's testcase can link its shrunk scenario.
   if (options_.auto_shrink && !interrupted_) AutoShrink();

@@ -55,6 +55,7 @@ namespace rindle::sim::cli {
 struct CampaignOptions {
   SeedRange seeds;
   Shard shard;
+  std::string target = "client";         // "merge": the merge campaign (target_merge.h)
   int jobs = 1;
   std::string out_path = "rindle-sim-results.jsonl";
   int64_t max_steps = 0;  // 0: RunOptions' default

@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "cli/help.h"
+#include "cli/target_merge.h"
 
 namespace rindle::sim::cli {
 namespace {
@@ -165,7 +166,7 @@ absl::Status ReadShrinkFlags(const ParsedArgs& p, CampaignOptions& o) {
 int FuzzCommand(const std::vector<std::string>& args) {
   FlagSpec spec{{"seeds", "time", "jobs", "shard", "out", "max-steps", "junit",
                  "determinism-check", "swarm", "corpus", "shrink-time", "seed-timeout",
-                 "base-seed"},
+                 "base-seed", "target"},
                 {"quiet", "resume", "auto-shrink"}};
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, spec);
   if (!parsed.ok()) return Usage("fuzz", std::string(parsed.status().message()));
@@ -174,6 +175,9 @@ int FuzzCommand(const std::vector<std::string>& args) {
     return Usage("fuzz", "unexpected argument \"" + parsed->positional[0] + "\"");
   }
   CampaignOptions options;
+  absl::StatusOr<std::string> target = ParseTarget(*parsed);
+  if (!target.ok()) return Usage("fuzz", std::string(target.status().message()));
+  options.target = *target;
   for (auto read : {ReadSeedsAndBudget, ReadRunFlags, ReadCheckFlags, ReadShrinkFlags}) {
     if (absl::Status s = read(*parsed, options); !s.ok()) {
       return Usage("fuzz", std::string(s.message()));

@@ -69,6 +69,9 @@ Options:
   --seed-timeout T wall-clock deadline per seed (default 300s; 0 = none): a seed still
                    running is killed and fails with property `timeout`
   --quiet          no live progress line on stderr
+  --target T       client (default): the simulated deployment; merge: the engine's
+                   multi-source merge (rooms, hold-backs, provenance) against the naive merge
+                   model, counters merge.* and check.merge-* (README "--target merge")
 
 Failing seeds are printed as they are found, with the command that reproduces them:
   seed=<n> property=<name> step=<k> <message>
@@ -107,6 +110,8 @@ Options:
   --timeline FILE.html   the old name of --report (the same page)
   --steps                print the scenario's steps (one line per action and fault)
   --max-steps K          event budget (a run not quiescent by then fails `liveness`)
+  --target merge         run a merge-campaign seed or merge scenario file instead (no
+                         --trace, --timeline, --swarm or --note)
 
 Prints `seed=S ok digest=... steps=... virtual_ms=...`, or on failure
 `seed=S property=<name> step=<k> <message>` followed by the digest line, then the counters.
@@ -128,6 +133,8 @@ Options:
   --out FILE        where to write the result (default corpus/seed-<S>-<property>.json)
   --corpus DIR      the directory the default output goes to (default corpus)
   --quiet           no progress line on stderr
+  --target merge    shrink a merge-campaign seed or scenario (ddmin over actions, deltas,
+                    in-cycle actions and txn ops; default output corpus/merge-seed-<S>-<p>.json)
 
 Passes: ddmin over faults and actions, fault kinds off one at a time, fewer clients, ddmin
 over seed rows, then simplifications (no loss/duplication, minimum latency, shorter fault

@@ -25,13 +25,15 @@
 #include "cli/merge.h"
 #include "cli/replay.h"
 #include "cli/shrink_command.h"
+#include "cli/target_merge.h"
 #include "cli/version.h"
 
 namespace rindle::sim::cli {
 namespace {
 
 int ShrinkCommand(const std::vector<std::string>& args) {
-  FlagSpec spec{{"seed", "scenario", "max-runs", "time", "out", "corpus", "swarm"}, {"quiet"}};
+  FlagSpec spec{{"seed", "scenario", "max-runs", "time", "out", "corpus", "swarm", "target"},
+                {"quiet"}};
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, spec);
   if (!parsed.ok()) return Usage("shrink", std::string(parsed.status().message()));
   if (parsed->help) return Help(kShrinkHelp);
@@ -39,6 +41,9 @@ int ShrinkCommand(const std::vector<std::string>& args) {
     return Usage("shrink", "unexpected argument \"" + parsed->positional[0] + "\"");
   }
   ShrinkCommandOptions options;
+  absl::StatusOr<std::string> target = ParseTarget(*parsed);
+  if (!target.ok()) return Usage("shrink", std::string(target.status().message()));
+  options.merge = *target == "merge";
   auto seed_text = parsed->get("seed");
   auto scenario_path = parsed->get("scenario");
   if (seed_text.has_value() == scenario_path.has_value()) {

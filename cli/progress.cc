@@ -116,7 +116,8 @@ namespace {
 // and the worker's verdicts and the action-time checks. They have no check counters.
 bool IsCountedProperty(std::string_view name) {
   for (std::string_view verdict : {"crash", "fold", "flush-on-enqueue", "liveness",
-                                   "nondeterminism", "setup", "workload"}) {
+                                   "nondeterminism", "setup", "workload", "merge-error",
+                                   "merge-setup"}) {
     if (verdict == name) return false;
   }
   return true;
@@ -126,6 +127,12 @@ int64_t Lookup(const std::map<std::string, int64_t>& m, const std::string& key) 
   auto it = m.find(key);
   return it == m.end() ? 0 : it->second;
 }
+
+// The merge target's operations and paths (merge_runner.h counters), so a dead one shows.
+const std::vector<std::string_view> kMergeOperations = {
+    "query", "add_room", "remove_room", "server_batch.daemon", "server_batch.room", "write",
+    "reinvoke", "hold_back", "hold_back_absent", "drop", "drop.in_cycle", "drop.noop", "freeze",
+    "fence.row", "fence.tombstone", "writable_matches", "provenance"};
 
 void PrintKindRows(const CampaignStats& stats, const char* what, const std::string& prefix,
                    const std::vector<std::string_view>& names) {
@@ -140,16 +147,28 @@ void PrintKindRows(const CampaignStats& stats, const char* what, const std::stri
 
 }  // namespace
 
-void PrintHealth(const CampaignStats& stats) {
+void PrintHealth(const CampaignStats& stats, bool merge_target) {
   std::printf("health:\n");
   std::vector<std::string_view> actions, faults;
   for (const ActionKindSpec& spec : ActionKindTable()) actions.push_back(spec.name);
   for (const FaultKindSpec& spec : FaultKindTable()) faults.push_back(spec.name);
-  PrintKindRows(stats, "action kinds", "action.", actions);
-  PrintKindRows(stats, "fault kinds", "fault.", faults);
+  if (merge_target) {
+    std::printf("  merge operations (seeds fired in, of %llu):\n",
+                static_cast<unsigned long long>(stats.done));
+    for (std::string_view op : kMergeOperations) {
+      const int64_t seeds = Lookup(stats.counter_seeds, "merge." + std::string(op));
+      std::printf("    %-28s %8lld%s\n", std::string(op).c_str(), static_cast<long long>(seeds),
+                  seeds == 0 ? "  NEVER FIRED" : "");
+    }
+  } else {
+    PrintKindRows(stats, "action kinds", "action.", actions);
+    PrintKindRows(stats, "fault kinds", "fault.", faults);
+  }
   std::printf("  properties (seeds checked in, of %llu; steps checked; steps skipped):\n",
               static_cast<unsigned long long>(stats.done));
   for (std::string_view name : props::kPropertyNames) {
+    // Each target lists its own properties: the merge ones are named merge-*.
+    if ((name.substr(0, 6) == "merge-") != merge_target) continue;
     const std::string key = "check." + std::string(name);
     const bool counted = stats.counter_totals.count(key + ".checked") > 0 ||
                          stats.counter_totals.count(key + ".skipped") > 0;

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "cli/target_merge.h"
 #include "cli/worker.h"
 #include "sim/run/runner.h"
 #include "sim/scenario/scenario.h"
@@ -24,6 +25,16 @@ std::vector<std::string> ScenarioFilesIn(const std::string& dir, std::error_code
   }
   std::sort(found.begin(), found.end());
   return found;
+}
+
+// A merge target's file (target_merge.h): one PASS / FAIL line, or the load error.
+template <class Error>
+void ReplayMerge(const std::string& file, int& passed, int& failed, Error& error) {
+  absl::StatusOr<ScenarioVerdict> v = ReplayMergeFile(file);
+  if (!v.ok()) return error(file, std::string(v.status().message()));
+  ++(v->pass ? passed : failed);
+  std::printf("%s %s: %s\n", v->pass ? "PASS" : "FAIL", file.c_str(), v->explanation.c_str());
+  std::fflush(stdout);
 }
 
 }  // namespace
@@ -45,6 +56,7 @@ int RunReplay(const std::vector<std::string>& paths) {
 
   auto replay_file = [&](const std::string& file) {
     ++files;
+    if (IsMergeScenarioFile(file)) return ReplayMerge(file, passed, failed, error);
     absl::StatusOr<Scenario> scenario = LoadScenario(file);
     if (!scenario.ok()) {
       error(file, std::string(scenario.status().message()));

@@ -96,8 +96,10 @@ std::string DumpLine(const nlohmann::json& j) {
 }
 
 nlohmann::json RunFlagsToJson(const RunFlags& flags) {
-  return {{"max_steps", flags.max_steps > 0 ? flags.max_steps : RunOptions{}.max_steps},
-          {"swarm", flags.swarm}};
+  nlohmann::json j = {{"max_steps", flags.max_steps > 0 ? flags.max_steps : RunOptions{}.max_steps},
+                      {"swarm", flags.swarm}};
+  if (flags.target != "client") j["target"] = flags.target;
+  return j;
 }
 
 std::string ReproduceCommand(uint64_t seed, const RunFlags& flags) {
@@ -106,6 +108,7 @@ std::string ReproduceCommand(uint64_t seed, const RunFlags& flags) {
 
 std::string ReproduceCommand(const std::string& seed, const RunFlags& flags) {
   std::string cmd = absl::StrCat("rindle-sim run --seed ", seed);
+  if (flags.target != "client") absl::StrAppend(&cmd, " --target ", flags.target);
   if (flags.max_steps > 0) absl::StrAppend(&cmd, " --max-steps ", flags.max_steps);
   if (!flags.swarm) absl::StrAppend(&cmd, " --swarm off");
   return cmd;

@@ -36,6 +36,7 @@ inline constexpr int kResultsFormat = 1;
 struct RunFlags {
   int64_t max_steps = 0;  // 0: RunOptions' default (not given on the command line)
   bool swarm = true;
+  std::string target = "client";  // "merge": `--target merge` (kept out of the header otherwise)
 };
 
 // {"max_steps": <effective budget>, "swarm": <bool>}.

@@ -21,6 +21,7 @@
 #include "cli/flags.h"
 #include "cli/help.h"
 #include "cli/result_io.h"
+#include "cli/target_merge.h"
 #include "cli/worker.h"
 #include "sim/run/runner.h"
 #include "sim/scenario/scenario.h"
@@ -220,7 +221,7 @@ void PrintResult(const RunResult& r, const RunOptions& options, const ParsedArgs
 
 int RunCommand(const std::vector<std::string>& args) {
   FlagSpec spec{{"seed", "scenario", "emit-scenario", "note", "swarm", "trace", "report",
-                 "timeline", "max-steps"},
+                 "timeline", "max-steps", "target"},
                 {"steps"}};
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, spec);
   if (!parsed.ok()) return Usage("run", std::string(parsed.status().message()));
@@ -228,6 +229,9 @@ int RunCommand(const std::vector<std::string>& args) {
   if (!parsed->positional.empty()) {
     return Usage("run", "unexpected argument \"" + parsed->positional[0] + "\"");
   }
+  absl::StatusOr<std::string> target = ParseTarget(*parsed);
+  if (!target.ok()) return Usage("run", std::string(target.status().message()));
+  if (*target == "merge") return RunMergeTarget(*parsed);
   RunOptions options;
   Scenario scenario;
   if (auto code = ReadScenario(*parsed, options, scenario)) return *code;

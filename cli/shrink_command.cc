@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "base/str_util.h"
 #include "cli/flags.h"
+#include "cli/target_merge.h"
 #include "cli/worker.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_generator.h"
@@ -122,6 +123,7 @@ void PrintShrunk(const Scenario& original, const ShrinkResult& result, const std
 }  // namespace
 
 int RunShrinkCommand(const ShrinkCommandOptions& options, std::string* written) {
+  if (options.merge) return ShrinkMergeTarget(options, written);
   const auto start = Clock::now();
   if (!options.out_path.empty() && !options.seed) {
     if (auto err = CheckNotInput("out", options.out_path, "scenario", options.scenario_path)) {

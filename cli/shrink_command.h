@@ -26,6 +26,7 @@ struct ShrinkCommandOptions {
   bool quiet = false;             // no progress line
   bool print_steps = true;
   int64_t max_steps = 0;          // > 0: the per-run event budget (as the campaign used)
+  bool merge = false;             // --target merge (target_merge.h)
 };
 
 // Returns the exit code. `written` (if not null) receives the path written.

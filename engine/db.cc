@@ -72,6 +72,7 @@ absl::Status Db::UnregisterTable(const std::string& name) {
   // Nothing undelivered can still name the table.
   CheckDelivered();
   tables_.erase(tables_.find(name));
+  merge_.Forget(name);
   RINDLE_CHECK(FindTable(name) == nullptr);
   return absl::OkStatus();
 }
@@ -219,6 +220,90 @@ absl::StatusOr<std::optional<RowValues>> Db::Get(std::string_view table,
   Row r = t->Find(pk);
   if (!r) return std::optional<RowValues>();
   return std::optional<RowValues>(*r);
+}
+
+// --- the multi-source merge: a facade over merge.h ---
+
+absl::Status Db::CheckMergeMutable(std::string_view call) const {
+  RETURN_IF_ERROR(CheckUsable());
+  // A staged write's undo records the table's overlay: a merge write under it would be undone
+  // wrongly by a rollback.
+  if (txn_open_) return absl::FailedPreconditionError(StrCat(call, ": a write txn is open"));
+  return absl::OkStatus();
+}
+
+std::vector<QueryBatch> Db::DeliverUnlessCycle() {
+  // Inside a server-batch cycle the change folds into the cycle's one delivery.
+  if (rebase_.open()) return {};
+  return Deliver();
+}
+
+absl::Status Db::AddRoomSource(std::string_view table, std::string_view room_key,
+                               const WritableScope& w) {
+  RETURN_IF_ERROR(CheckMergeMutable("addRoomSource"));
+  return merge_.AddRoomSource(table, room_key, w);
+}
+
+absl::StatusOr<std::vector<QueryBatch>> Db::RemoveRoomSource(std::string_view table,
+                                                             std::string_view room_key) {
+  RETURN_IF_ERROR(CheckMergeMutable("removeRoomSource"));
+  RETURN_IF_ERROR(merge_.RemoveRoomSource(table, room_key));
+  return DeliverUnlessCycle();
+}
+
+absl::Status Db::HoldBack(std::string_view table, std::string_view source_key,
+                          const RowValues& row) {
+  RETURN_IF_ERROR(CheckMergeMutable("holdBack"));
+  RETURN_IF_ERROR(merge_.HoldBack(table, source_key, row));
+  CheckDelivered();  // an install changes nothing visible
+  return absl::OkStatus();
+}
+
+absl::Status Db::HoldBackAbsent(std::string_view table, std::string_view source_key,
+                                const RowValues& old_row) {
+  RETURN_IF_ERROR(CheckMergeMutable("holdBackAbsent"));
+  RETURN_IF_ERROR(merge_.HoldBackAbsent(table, source_key, old_row));
+  CheckDelivered();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<QueryBatch>> Db::DropHeldBack(std::string_view table,
+                                                         std::string_view source_key,
+                                                         const RowValues& probe) {
+  RETURN_IF_ERROR(CheckMergeMutable("dropHeldBack"));
+  RETURN_IF_ERROR(merge_.DropHeldBack(table, source_key, probe));
+  return DeliverUnlessCycle();
+}
+
+absl::StatusOr<std::optional<HeldBackInfo>> Db::HeldBackState(std::string_view table,
+                                                              std::string_view source_key,
+                                                              const RowValues& probe) {
+  RETURN_IF_ERROR(CheckUsable());
+  return merge_.HeldBackState(table, source_key, probe);
+}
+
+absl::StatusOr<std::vector<QueryBatch>> Db::FreezeSource(std::string_view table,
+                                                         std::string_view source_key) {
+  RETURN_IF_ERROR(CheckMergeMutable("freezeSource"));
+  RETURN_IF_ERROR(merge_.FreezeSource(table, source_key));
+  return DeliverUnlessCycle();
+}
+
+absl::StatusOr<std::optional<std::string>> Db::ProvenanceOf(std::string_view table,
+                                                            const RowValues& row) {
+  RETURN_IF_ERROR(CheckUsable());
+  return merge_.ProvenanceOf(table, row);
+}
+
+absl::StatusOr<bool> Db::WritableMatches(std::string_view table, std::string_view room_key,
+                                         const RowValues& row) {
+  RETURN_IF_ERROR(CheckUsable());
+  return merge_.WritableMatches(table, room_key, row);
+}
+
+absl::StatusOr<std::vector<RowValues>> Db::SourceRows(std::string_view table,
+                                                      std::string_view source_key) const {
+  return merge_.SourceRows(table, source_key);
 }
 
 }  // namespace rindle

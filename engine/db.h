@@ -17,13 +17,24 @@
 // whole transaction back: the engine is as if it never ran.
 //
 // Rebase (seed 000 serverBatchBegin/End, SPEC §2.1 "Rebase"): ServerBatchBegin(source_key,
-// deltas) rewinds head to sync ⊕ deltas for every tracked table, makes that the new sync and
-// starts buffering (rebase.h holds the steps; only the "daemon" source key is attached today);
-// re-invocations run as ordinary write txns whose Commit returns no batches; ServerBatchEnd
-// delivers the whole cycle as ONE coalesced batch per affected query (an exactly confirmed
-// prediction delivers nothing). Errors: a cycle already open, a write txn open, an unknown source
-// key, an unknown or local table, a delta whose precondition fails (nothing changes on an error).
+// deltas) folds the delta into that source's confirmed baseline only (rebase.h), rewinds head to
+// the confirmed layer for every tracked table and starts buffering; re-invocations run as
+// ordinary write txns whose Commit returns no batches; ServerBatchEnd delivers the whole cycle as
+// ONE coalesced batch per affected query, visible changes only (an exactly confirmed prediction,
+// or a room row hidden behind another source's winner, delivers nothing). Errors: a cycle
+// already open, a write txn open, an unknown or unattached source key, an unknown or local
+// table, a frozen source, a delta whose precondition fails (nothing changes on an error).
 // A poisoned Db fails every call (recovery is a rebuild); no path poisons it today.
+//
+// Multi-source merge (seed 000 §merge; merge.h, source_set.h): a table starts Collapsed (the
+// daemon only: the code path above, unchanged). AddRoomSource promotes it to Merged: per
+// physical source ("daemon", "room:doc:X") a slice with its own baseline, hold-backs and frozen
+// flag; the room seeds empty, so nothing visible changes. The confirmed row per pk is the winner
+// over the slices (source_set.h tiering); optimistic writes sit on top as for a Collapsed table.
+// HoldBack / HoldBackAbsent park a row / a tombstone (installing never emits); DropHeldBack,
+// FreezeSource and RemoveRoomSource deliver the compensating visible deltas (returned outside a
+// cycle, folded into an open one). HeldBackState, ProvenanceOf, WritableMatches and SourceRows
+// are read-only probes. The writing merge calls fail inside an open write txn.
 //
 // Invariant (CHECKed at each boundary): outside a write txn and a rebase cycle every net change
 // has been delivered.
@@ -43,8 +54,10 @@
 #include "engine/ast_json.h"
 #include "engine/change.h"
 #include "engine/query_shape.h"
+#include "engine/merge.h"
 #include "engine/rebase.h"
 #include "engine/schema.h"
+#include "engine/source_set.h"
 #include "base/source_key.h"
 #include "engine/table.h"
 #include "engine/write_txn.h"
@@ -103,6 +116,35 @@ class Db {
   absl::StatusOr<std::vector<RowValues>> SyncRows(std::string_view table) const;
   absl::StatusOr<std::optional<RowValues>> Get(std::string_view table, const RowValues& pk) const;
 
+  // --- the multi-source merge (seed 000 §merge; merge.h, source_set.h) ---
+  // Rows are full-width positional; the pk derives from the row. Every error names the table,
+  // the source and the row; a failure leaves the Db unchanged.
+  absl::Status AddRoomSource(std::string_view table, std::string_view room_key,
+                             const WritableScope& w);
+  absl::StatusOr<std::vector<QueryBatch>> RemoveRoomSource(std::string_view table,
+                                                           std::string_view room_key);
+  absl::Status HoldBack(std::string_view table, std::string_view source_key, const RowValues& row);
+  absl::Status HoldBackAbsent(std::string_view table, std::string_view source_key,
+                              const RowValues& old_row);
+  // Delivered batches (empty when folded into an open server-batch cycle, or nothing parked).
+  absl::StatusOr<std::vector<QueryBatch>> DropHeldBack(std::string_view table,
+                                                       std::string_view source_key,
+                                                       const RowValues& probe);
+  absl::StatusOr<std::optional<HeldBackInfo>> HeldBackState(std::string_view table,
+                                                            std::string_view source_key,
+                                                            const RowValues& probe);
+  absl::StatusOr<std::vector<QueryBatch>> FreezeSource(std::string_view table,
+                                                       std::string_view source_key);
+  absl::StatusOr<std::optional<std::string>> ProvenanceOf(std::string_view table,
+                                                          const RowValues& row);
+  absl::StatusOr<bool> WritableMatches(std::string_view table, std::string_view room_key,
+                                       const RowValues& row);
+  // Debug/oracle probe (read-only): one source's confirmed baseline rows (pk order). A Collapsed
+  // table's only source is the daemon (its sync rows).
+  absl::StatusOr<std::vector<RowValues>> SourceRows(std::string_view table,
+                                                    std::string_view source_key) const;
+  bool IsMerged(std::string_view table) const { return merge_.IsMerged(table); }
+
  private:
   friend class WriteTxn;
   struct QueryEntry;
@@ -112,13 +154,18 @@ class Db {
   void CheckDelivered() const;
   // Delivers the net change accumulated since the last delivery to every live pipeline.
   std::vector<QueryBatch> Deliver();
+  // Deliver() outside a rebase cycle; inside one the change waits for ServerBatchEnd.
+  std::vector<QueryBatch> DeliverUnlessCycle();
+  // The merge's writing calls fail on a poisoned Db and inside an open write txn.
+  absl::Status CheckMergeMutable(std::string_view call) const;
 
   TableMap tables_;
   std::map<int64_t, std::unique_ptr<QueryEntry>> queries_;
   NetChangeSet accum_;  // net change since the last delivery
   bool txn_open_ = false;
   bool poisoned_ = false;
-  Rebase rebase_{&tables_, &accum_};  // after the members it points at
+  Merge merge_{&tables_, &accum_};
+  Rebase rebase_{&tables_, &accum_, &merge_};  // after the members it points at
 };
 
 }  // namespace rindle

@@ -37,17 +37,22 @@ SyncTarget SeedWithOverlay(const TableMap& tables) {
   return target;
 }
 
-// One delta op being folded into its table's target; `where` names the op in errors.
+// One delta op being folded into its table's target; `where` names the op in errors. For a
+// Merged table the target is the source's slice and `baseline` its confirmed rows; for a
+// Collapsed table (baseline == nullptr) the target is the table's sync.
 struct DeltaFold {
   const Table& table;
   TableTarget& target;
   const std::string& where;
+  const PkRowMap* baseline = nullptr;
 
-  // The sync row at pk as the delta has made it so far.
+  // The source's confirmed row at pk as the delta has made it so far.
   Row SyncAt(const RowValues& pk) const {
     auto it = target.find(pk);
     if (it != target.end()) return it->second;
-    return table.SyncFind(pk);
+    if (baseline == nullptr) return table.SyncFind(pk);
+    auto b = baseline->find(pk);
+    return b == baseline->end() ? nullptr : b->second;
   }
 };
 
@@ -92,11 +97,22 @@ absl::Status FoldEdit(const DeltaFold& f, const ServerDeltaOp& d) {
   return absl::OkStatus();
 }
 
-// Step 1b — folds delta[i] into the target, checking its precondition against sync.
-absl::Status FoldDelta(const TableMap& tables, size_t i, const ServerDeltaOp& d,
-                       SyncTarget* target) {
-  const std::string where = StrCat("serverBatchBegin: delta[", i, "] (", d.table, ")");
-  Table* t = FindIn(tables, d.table);
+// What step 1b folds into: the Collapsed tables' sync target (the daemon only) and, per Merged
+// table, the source's slice target (merge.h ApplyFold writes it into its slice).
+struct FoldPlan {
+  const TableMap& tables;
+  const Merge& merge;
+  std::string_view source;
+  SyncTarget* target;
+  SyncTarget* slice_target;
+};
+
+// Step 1b — folds delta[i] into the target, checking its precondition against the source's
+// confirmed rows.
+absl::Status FoldDelta(const FoldPlan& plan, size_t i, const ServerDeltaOp& d) {
+  const std::string where = StrCat("serverBatchBegin(\"", plan.source, "\"): delta[", i, "] (",
+                                   d.table, ")");
+  Table* t = FindIn(plan.tables, d.table);
   if (t == nullptr) {
     return absl::NotFoundError(StrCat(where, ": unknown table \"", d.table, "\""));
   }
@@ -104,9 +120,17 @@ absl::Status FoldDelta(const TableMap& tables, size_t i, const ServerDeltaOp& d,
     return absl::InvalidArgumentError(
         StrCat(where, ": table \"", d.table, "\" is local-only and never server-driven"));
   }
-  // A tracked table was seeded in step 1a, so this finds its entry.
-  const DeltaFold fold{*t, (*target)[d.table], where};
   RETURN_IF_ERROR(t->spec().CheckRow(where, d.row));
+  const PkRowMap* baseline = nullptr;
+  if (plan.merge.IsMerged(d.table)) {
+    ASSIGN_OR_RETURN(baseline, plan.merge.FoldBaseline(where, d.table, plan.source));
+  } else if (!IsDaemonSource(plan.source)) {
+    return absl::NotFoundError(StrCat(where, ": table \"", d.table,
+                                      "\" has no room source \"", plan.source, "\" attached"));
+  }
+  // A tracked table was seeded in step 1a, so this finds its entry.
+  const DeltaFold fold{*t, baseline ? (*plan.slice_target)[d.table] : (*plan.target)[d.table],
+                       where, baseline};
   switch (d.type) {
     case ServerDeltaOp::Type::kAdd: return FoldAdd(fold, d);
     case ServerDeltaOp::Type::kRemove: return FoldRemove(fold, d);
@@ -145,8 +169,10 @@ bool NoNetChange(const NetChangeSet& changes) {
   return true;
 }
 
-Rebase::Rebase(TableMap* tables, NetChangeSet* accum) : tables_(tables), accum_(accum) {
+Rebase::Rebase(TableMap* tables, NetChangeSet* accum, Merge* merge)
+    : tables_(tables), accum_(accum), merge_(merge) {
   RINDLE_CHECK(tables_ != nullptr);
+  RINDLE_CHECK(merge_ != nullptr);
   RINDLE_CHECK(accum_ != nullptr);
 }
 
@@ -156,25 +182,28 @@ absl::Status Rebase::Begin(std::string_view source_key,
   // Outside a cycle and a write txn every change was delivered: a leftover would be delivered
   // again with this cycle's batch.
   RINDLE_CHECK(NoNetChange(*accum_));
-  // Per source: each attached source folds into its own baseline. Only the daemon is attached
-  // today; issue 14's room sources dispatch here.
-  if (!IsDaemonSource(source_key)) {
+  // Per source: the daemon is always attached; a room only once addRoomSource attached it to a
+  // table.
+  if (!IsDaemonSource(source_key) && !merge_->HasSource(source_key)) {
     return absl::InvalidArgumentError(StrCat("serverBatchBegin: unknown source key \"",
-                                             source_key, "\" (only \"", kDaemonSource,
-                                             "\" is attached)"));
+                                             source_key, "\" (not \"", kDaemonSource,
+                                             "\" and attached to no table by addRoomSource)"));
   }
-  RETURN_IF_ERROR(BeginDaemon(deltas));
+  RETURN_IF_ERROR(FoldAndRewind(source_key, deltas));
   open_ = true;
   source_ = std::string(source_key);
   return absl::OkStatus();
 }
 
-// The daemon's baseline is every tracked table's sync.
-absl::Status Rebase::BeginDaemon(const std::vector<ServerDeltaOp>& deltas) {
+// Plans every delta op (nothing mutated on an error), then folds the Merged tables' slices and
+// rewinds head to the planned target.
+absl::Status Rebase::FoldAndRewind(std::string_view source_key,
+                                   const std::vector<ServerDeltaOp>& deltas) {
   SyncTarget target = SeedWithOverlay(*tables_);
-  for (size_t i = 0; i < deltas.size(); ++i) {
-    RETURN_IF_ERROR(FoldDelta(*tables_, i, deltas[i], &target));
-  }
+  SyncTarget slice_target;
+  const FoldPlan plan{*tables_, *merge_, source_key, &target, &slice_target};
+  for (size_t i = 0; i < deltas.size(); ++i) RETURN_IF_ERROR(FoldDelta(plan, i, deltas[i]));
+  if (merge_->any_merged()) merge_->ApplyFold(source_key, slice_target, &target);
   RewindHeadToTarget(*tables_, target, accum_);
   for (const auto& [name, table] : *tables_) {
     RINDLE_CHECK_MSG(table->local() || table->sync_overlay().empty(),

@@ -16,13 +16,19 @@
 // End() closes the cycle; the Db then delivers the whole cycle as ONE coalesced batch per
 // affected query (an exactly confirmed prediction nets to nothing and delivers nothing).
 //
-// Per source: the key names the sync source the delta comes from (source_key.h). Today only the
-// daemon is attached, and its baseline is every tracked (non-local) table; any other key is
-// InvalidArgument naming it. Issue 14's room sources fold into their own slice at
-// Rebase::Begin's dispatch.
+// Per source (merge.h): the key names the sync source the delta comes from (source_key.h). The
+// daemon's baseline is every Collapsed tracked table's sync plus the daemon slice of every Merged
+// table; a room's baseline is its slice of each table it is attached to. A delta op on a Merged
+// table folds into the source's slice only (preconditions against that slice's baseline); then
+// the source's hold-backs that its new baseline has caught up with drop (merge.h ApplyFold) and
+// every affected pk's visible winner becomes its sync target. The whole optimistic layer (every
+// tracked table's overlay) rewinds on every source's batch: the client re-invokes every pending
+// mutator after any batch.
 //
-// Errors (all before anything is mutated): an unknown source key, an unknown or local table, a
-// width/type error, a delta op whose precondition fails — each names delta[i] and its table.
+// Errors (all before anything is mutated): an unknown source key (neither the daemon nor a room
+// attached to some table), an unknown or local table, a Collapsed table in a room's delta or a
+// Merged table the room is not attached to, a frozen source, a width/type error, a delta op whose
+// precondition fails — each names the source, delta[i] and its table.
 // Callers guarantee: no cycle is open and no write txn is open when Begin runs (the Db checks
 // both and returns FailedPrecondition); every undelivered change was delivered before Begin.
 #pragma once
@@ -32,6 +38,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "engine/merge.h"
 #include "engine/table.h"
 
 namespace rindle {
@@ -47,8 +54,8 @@ struct ServerDeltaOp {
 
 class Rebase {
  public:
-  // `tables` and `accum` are the owning Db's; both must outlive this.
-  Rebase(TableMap* tables, NetChangeSet* accum);
+  // `tables`, `accum` and `merge` are the owning Db's; all must outlive this.
+  Rebase(TableMap* tables, NetChangeSet* accum, Merge* merge);
   Rebase(const Rebase&) = delete;
   Rebase& operator=(const Rebase&) = delete;
 
@@ -63,10 +70,11 @@ class Rebase {
   const std::string& source() const { return source_; }
 
  private:
-  absl::Status BeginDaemon(const std::vector<ServerDeltaOp>& deltas);
+  absl::Status FoldAndRewind(std::string_view source_key, const std::vector<ServerDeltaOp>& deltas);
 
   TableMap* tables_;
   NetChangeSet* accum_;
+  Merge* merge_;
   bool open_ = false;
   std::string source_;
 };

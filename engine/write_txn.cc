@@ -81,10 +81,10 @@ void WriteTxn::Stage(Table* table, const RowValues& pk, Row row) {
   undo_.push_back(std::move(u));
 }
 
-void WriteTxn::RecordStaged() {
-  sources_.push_back(std::string(kDaemonSource));
-  // Every staged operation left at least one undo record.
-  RINDLE_CHECK_LE(sources_.size(), steps_.size());
+void WriteTxn::RecordStaged(const Table& table, const RowValues& pk) {
+  sources_.push_back(db_->merge_.RouteOf(table, pk));
+  // Every earlier staged operation left at least one undo record (this one stages next).
+  RINDLE_CHECK_LE(sources_.size(), steps_.size() + 1);
 }
 
 absl::Status WriteTxn::Add(std::string_view table, RowValues row) {
@@ -97,8 +97,8 @@ absl::Status WriteTxn::Add(std::string_view table, RowValues row) {
     return Fail(absl::AlreadyExistsError(
         StrCat("add: table \"", table, "\" already has pk ", RowDebugString(pk))));
   }
+  RecordStaged(**t, pk);
   Stage(*t, pk, MakeRow(std::move(row)));
-  RecordStaged();
   return absl::OkStatus();
 }
 
@@ -118,8 +118,8 @@ absl::Status WriteTxn::Remove(std::string_view table, const RowValues& row) {
         StrCat("remove: table \"", table, "\" row differs: stored ", RowDebugString(*cur),
                ", given ", RowDebugString(row))));
   }
+  RecordStaged(**t, pk);
   Stage(*t, pk, nullptr);
-  RecordStaged();
   return absl::OkStatus();
 }
 
@@ -146,10 +146,11 @@ absl::Status WriteTxn::Edit(std::string_view table, const RowValues& old_row, Ro
       return Fail(absl::AlreadyExistsError(StrCat(
           "edit: table \"", table, "\" already has the new pk ", RowDebugString(new_pk))));
     }
-    Stage(*t, old_pk, nullptr);
   }
+  // The edited row's pk routes the write (its provenance before the apply).
+  RecordStaged(**t, old_pk);
+  if (CompareRowValues(old_pk, new_pk) != 0) Stage(*t, old_pk, nullptr);
   Stage(*t, new_pk, MakeRow(std::move(new_row)));
-  RecordStaged();
   return absl::OkStatus();
 }
 

@@ -38,7 +38,9 @@ class Db;
 
 struct CommitTracked {
   std::vector<QueryBatch> batches;
-  std::vector<std::string> sources;  // per staged write: the source it routed through ("daemon")
+  // Per staged write: the source it routed through — the pk's provenance captured before the
+  // apply ("daemon" for a new pk or a Collapsed table; merge.h RouteOf).
+  std::vector<std::string> sources;
 };
 
 class WriteTxn {
@@ -68,8 +70,9 @@ class WriteTxn {
   absl::StatusOr<Table*> FindTable(std::string_view table) const;
   // Writes head[pk] = row optimistically, recording its undo and its net change.
   void Stage(Table* table, const RowValues& pk, Row row);
-  // Marks one Add/Remove/Edit staged through the daemon (the only source today).
-  void RecordStaged();
+  // Records the source one Add/Remove/Edit at `pk` routes through (merge.h RouteOf), captured
+  // before the write applies.
+  void RecordStaged(const Table& table, const RowValues& pk);
   // Restores every staged write, newest first.
   void UndoAll();
   void Close();

@@ -12,7 +12,7 @@
 
 namespace rindle::props {
 
-inline constexpr std::array<std::string_view, 31> kPropertyNames = {
+inline constexpr std::array<std::string_view, 42> kPropertyNames = {
     "authority-health", "authority-model", "client-health",   "convergence",
     "crash",            "events==view",    "flush-on-enqueue", "fold",
     "fold-wire",        "gapless-mids",    "gate-model",      "head==sync+pending",
@@ -24,6 +24,9 @@ inline constexpr std::array<std::string_view, 31> kPropertyNames = {
     "resend-faithful",
     "no-flicker",       "cv-promise",
     "head-reorder-report",
+    "merge-error",      "merge-fold",      "merge-fence",     "merge-view==fresh",
+    "merge-rows",       "merge-provenance", "merge-held-back", "merge-routing",
+    "merge-writable",   "merge-setup",     "merge-source-rows",
 };
 
 inline bool IsKnownPropertyName(std::string_view name) {
