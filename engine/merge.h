@@ -1,8 +1,8 @@
-// merge.h — the multi-source merge of seed 000 (§merge, design §5/§7.3): which tables are Merged,
-// their per-source slices (source_set.h), and the visible row per pk written into each Merged
-// table's head/sync. Holds state (the SourceSets); the tables and the undelivered net change it
-// writes belong to the owning Db. Sits below the query pipeline: it only writes table rows and
-// net changes; the Db delivers them.
+// merge.h — the multi-source merge of seed 000 (§merge, design §5/§7.3): which tables are
+// Merged, their per-source slices (source_set.h), and the visible row per pk written into each
+// Merged table's head/sync. Holds state (the SourceSets); the tables and the undelivered net
+// change it writes belong to the owning Db. Sits below the query pipeline: it only writes table
+// rows and net changes; the Db delivers them.
 //
 // Collapsed vs Merged: a table starts Collapsed (no SourceSet: today's daemon-only path, whose
 // sync overlay IS the daemon baseline). AddRoomSource promotes it: the daemon slice's baseline is
@@ -38,7 +38,9 @@ class Merge {
   SourceSet* Find(std::string_view table);
   const SourceSet* Find(std::string_view table) const;
   // Forgets a table (UnregisterTable).
-  void Forget(std::string_view table) { if (auto it = sets_.find(table); it != sets_.end()) sets_.erase(it); }
+  void Forget(std::string_view table) {
+    if (auto it = sets_.find(table); it != sets_.end()) sets_.erase(it);
+  }
 
   absl::Status AddRoomSource(std::string_view table, std::string_view room_key,
                              const WritableScope& w);

@@ -357,7 +357,8 @@ TEST_F(MergeTest, ErrorsNameTheCallTableAndSourceAndChangeNothing) {
   EXPECT_FALSE(db.IsMerged("t"));  // nothing promoted by a failing add
   // A correlated subquery is not row-local.
   auto cond = ParseCondition(nlohmann::json::parse(
-      R"({"type":"correlatedSubquery","op":"EXISTS","related":{"correlation":{"parentField":["id"],"childField":["id"]},"subquery":{"table":"t","alias":"x"}}})"),
+      R"({"type":"correlatedSubquery","op":"EXISTS","related":{"correlation":)"
+      R"({"parentField":["id"],"childField":["id"]},"subquery":{"table":"t","alias":"x"}}})"),
       "$");
   ASSERT_TRUE(cond.ok()) << cond.status();
   WritableScope p;
