@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "base/str_util.h"
+#include "sim/scenario/ddmin.h"
 
 namespace rindle::sim {
 namespace {
@@ -41,36 +42,13 @@ class MergeShrinker {
     return keep;
   }
 
-  // ddmin over `items`; `make(kept)` builds the candidate. True when anything was removed.
+  // ddmin (ddmin.h) over a copy of `items`; `make(kept)` builds the candidate (a success
+  // becomes best_). True when anything was removed.
   template <class T, class Make>
   bool Ddmin(std::vector<T> items, Make make) {
-    bool changed = false;
-    size_t n = 2;
-    while (!Spent() && !items.empty()) {
-      if (items.size() == 1) {
-        if (Try(make(std::vector<T>{}))) changed = true;
-        break;
-      }
-      n = std::min(n, items.size());
-      const size_t len = items.size();
-      bool reduced = false;
-      for (size_t i = 0; i < n && !Spent(); ++i) {
-        std::vector<T> kept;
-        for (size_t j = 0; j < len; ++j) {
-          if (j < len * i / n || j >= len * (i + 1) / n) kept.push_back(items[j]);
-        }
-        if (Try(make(kept))) {
-          items = std::move(kept);
-          reduced = changed = true;
-          n = std::max<size_t>(n - 1, 2);
-          break;
-        }
-      }
-      if (reduced) continue;
-      if (n >= len) break;
-      n = std::min(n * 2, len);
-    }
-    return changed;
+    return sim::Ddmin(
+        items, make, [this](auto candidate) { return Try(std::move(candidate)); },
+        [this] { return Spent(); });
   }
 
   bool Round() {
@@ -140,25 +118,7 @@ absl::StatusOr<MergeShrinkResult> ShrinkMerge(
 }
 
 ScenarioVerdict JudgeMergeScenario(const MergeScenario& scenario, const RunResult& result) {
-  const std::string failure =
-      result.ok ? std::string()
-                : StrCat("seed=", result.seed, " property=", result.property, " step=",
-                         result.step, " ", result.message);
-  if (!scenario.expect_fail) {
-    if (result.ok) return {true, StrCat("passed (digest ", result.digest, ")")};
-    return {false, failure};
-  }
-  if (result.ok) {
-    return {false, StrCat("expected property \"", scenario.property,
-                          "\" to fail (documented known bug) but the run passed; if the bug is "
-                          "fixed, change \"expect\" to \"pass\"")};
-  }
-  if (result.property != scenario.property) {
-    return {false, StrCat("expected property \"", scenario.property,
-                          "\" to fail, but a different property failed: ", failure)};
-  }
-  return {true, StrCat("failed as expected (known bug): property=", result.property,
-                       " step=", result.step)};
+  return JudgeExpectation(scenario.expect_fail, scenario.property, result);
 }
 
 }  // namespace rindle::sim

@@ -41,26 +41,31 @@ RunResult RunScenario(const Scenario& scenario, const RunOptions& options) {
   return sim.Run();
 }
 
-ScenarioVerdict JudgeScenario(const Scenario& scenario, const RunResult& result) {
+ScenarioVerdict JudgeExpectation(bool expect_fail, const std::string& property,
+                                 const RunResult& result) {
   const std::string failure =
       result.ok ? std::string()
                 : StrCat("seed=", result.seed, " property=", result.property, " step=",
                          result.step, " ", result.message);
-  if (scenario.expect == Scenario::Expect::kPass) {
+  if (!expect_fail) {
     if (result.ok) return {true, StrCat("passed (digest ", result.digest, ")")};
     return {false, failure};
   }
   if (result.ok) {
-    return {false, StrCat("expected property \"", scenario.property,
+    return {false, StrCat("expected property \"", property,
                           "\" to fail (documented known bug) but the run passed; if the bug is "
                           "fixed, change \"expect\" to \"pass\"")};
   }
-  if (result.property != scenario.property) {
-    return {false, StrCat("expected property \"", scenario.property,
+  if (result.property != property) {
+    return {false, StrCat("expected property \"", property,
                           "\" to fail, but a different property failed: ", failure)};
   }
   return {true, StrCat("failed as expected (known bug): property=", result.property,
                        " step=", result.step)};
+}
+
+ScenarioVerdict JudgeScenario(const Scenario& scenario, const RunResult& result) {
+  return JudgeExpectation(scenario.expect == Scenario::Expect::kFail, scenario.property, result);
 }
 
 }  // namespace rindle::sim

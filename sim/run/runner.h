@@ -62,5 +62,8 @@ struct ScenarioVerdict {
   std::string explanation;  // one line: why it passed / failed
 };
 ScenarioVerdict JudgeScenario(const Scenario& scenario, const RunResult& result);
+// The same rule for any target: `expect_fail` passes only while `result` fails `property`.
+ScenarioVerdict JudgeExpectation(bool expect_fail, const std::string& property,
+                                 const RunResult& result);
 
 }  // namespace rindle::sim

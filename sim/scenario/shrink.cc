@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/str_util.h"
+#include "sim/scenario/ddmin.h"
 #include "sim/workload/mutators.h"
 
 namespace rindle::sim {
@@ -49,40 +50,13 @@ class Shrinker {
     return keep;
   }
 
-  // ddmin (Zeller): removes chunks of `items` while `make(kept)` still fails the property; on
+  // ddmin (ddmin.h): removes chunks of `items` while `make(kept)` still fails the property; on
   // success `items` is the kept part. True when anything was removed.
   template <class T, class Make>
   bool Ddmin(std::vector<T>& items, Make make) {
-    bool changed = false;
-    size_t n = 2;
-    while (!Spent() && !items.empty()) {
-      if (items.size() == 1) {  // try without the last one
-        if (Try(make(std::vector<T>{}))) {
-          items.clear();
-          changed = true;
-        }
-        break;
-      }
-      n = std::min(n, items.size());
-      const size_t len = items.size();
-      bool reduced = false;
-      for (size_t i = 0; i < n && !Spent(); ++i) {
-        std::vector<T> kept;
-        for (size_t j = 0; j < len; ++j) {
-          if (j < len * i / n || j >= len * (i + 1) / n) kept.push_back(items[j]);
-        }
-        if (Try(make(kept))) {
-          items = std::move(kept);
-          reduced = changed = true;
-          n = std::max<size_t>(n - 1, 2);
-          break;
-        }
-      }
-      if (reduced) continue;
-      if (n >= len) break;
-      n = std::min(n * 2, len);
-    }
-    return changed;
+    return sim::Ddmin(
+        items, make, [this](auto candidate) { return Try(std::move(candidate)); },
+        [this] { return Spent(); });
   }
 
   // ddmin over the elements of `best_` that `field` selects.
