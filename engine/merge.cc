@@ -152,27 +152,24 @@ absl::Status Merge::RemoveRoomSource(std::string_view table, std::string_view ro
 
 absl::Status Merge::HoldBack(std::string_view table, std::string_view source_key,
                              const RowValues& row) {
-  const std::string where = Where("holdBack", table, source_key);
+  return Park("holdBack", table, source_key, row, /*tombstone=*/false);
+}
+
+absl::Status Merge::HoldBackAbsent(std::string_view table, std::string_view source_key,
+                                   const RowValues& old_row) {
+  return Park("holdBackAbsent", table, source_key, old_row, /*tombstone=*/true);
+}
+
+absl::Status Merge::Park(std::string_view op, std::string_view table, std::string_view source_key,
+                         const RowValues& row, bool tombstone) {
+  const std::string where = Where(op, table, source_key);
   RETURN_IF_ERROR(CheckSourceKey(where, source_key));
   ASSIGN_OR_RETURN(Table * t, TrackedTable(where, table));
   RETURN_IF_ERROR(t->spec().CheckRow(where, row));
   ASSIGN_OR_RETURN(SourceSlice * slice, SliceOf(where, table, source_key));
   const RowValues pk = t->spec().PkOf(row);
-  slice->held[pk] = MakeRow(row);
+  slice->held[pk] = tombstone ? nullptr : MakeRow(row);
   // Installing never changes what is visible: only the confirmed layer moves (the next rewind).
-  Reconcile(t, *Find(table), {pk}, /*deliver=*/false);
-  return absl::OkStatus();
-}
-
-absl::Status Merge::HoldBackAbsent(std::string_view table, std::string_view source_key,
-                                   const RowValues& old_row) {
-  const std::string where = Where("holdBackAbsent", table, source_key);
-  RETURN_IF_ERROR(CheckSourceKey(where, source_key));
-  ASSIGN_OR_RETURN(Table * t, TrackedTable(where, table));
-  RETURN_IF_ERROR(t->spec().CheckRow(where, old_row));
-  ASSIGN_OR_RETURN(SourceSlice * slice, SliceOf(where, table, source_key));
-  const RowValues pk = t->spec().PkOf(old_row);
-  slice->held[pk] = nullptr;
   Reconcile(t, *Find(table), {pk}, /*deliver=*/false);
   return absl::OkStatus();
 }

@@ -93,6 +93,11 @@ class Merge {
   // it); otherwise `deliver` writes head and buffers the net change, and !deliver parks the new
   // sync row in the overlay so nothing visible changes now.
   void SetConfirmed(Table* table, const RowValues& pk, Row sync, bool deliver);
+  // The one body of HoldBack / HoldBackAbsent (`op` names the call in errors): validates, then
+  // parks `row` (or a tombstone for its pk) in the source's overlay without changing what is
+  // visible.
+  absl::Status Park(std::string_view op, std::string_view table, std::string_view source_key,
+                    const RowValues& row, bool tombstone);
   // SetConfirmed(winner) for every pk.
   void Reconcile(Table* table, const SourceSet& set, const std::vector<RowValues>& pks,
                  bool deliver);
