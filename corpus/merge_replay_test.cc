@@ -2,12 +2,10 @@
 // (RINDLE_CORPUS_DIR "/merge") forever: one test per *.json file, judged by the scenario's own
 // "expect" (merge_shrink.h JudgeMergeScenario). A corrupt file fails its own test with the load
 // error (naming the file and the field).
-#include <algorithm>
-#include <cctype>
-#include <filesystem>
 #include <string>
 #include <vector>
 
+#include "corpus/corpus_files.h"
 #include "gtest/gtest.h"
 #include "sim/merge/merge_runner.h"
 #include "sim/merge/merge_scenario.h"
@@ -17,14 +15,7 @@ namespace rindle::sim {
 namespace {
 
 std::vector<std::string> MergeCorpusFiles() {
-  std::vector<std::string> files;
-  std::error_code ec;
-  for (const auto& entry :
-       std::filesystem::directory_iterator(std::string(RINDLE_CORPUS_DIR) + "/merge", ec)) {
-    if (entry.path().extension() == ".json") files.push_back(entry.path().string());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
+  return CorpusJsonFiles(std::string(RINDLE_CORPUS_DIR) + "/merge");
 }
 
 class MergeCorpusReplayTest : public testing::TestWithParam<std::string> {};
@@ -39,16 +30,8 @@ TEST_P(MergeCorpusReplayTest, MeetsItsExpectation) {
                             << "\n(reproduce: rindle-sim replay " << path << ")";
 }
 
-std::string TestName(const testing::TestParamInfo<std::string>& info) {
-  std::string name = std::filesystem::path(info.param).stem().string();
-  for (char& c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  }
-  return name + "_" + std::to_string(info.index);
-}
-
 INSTANTIATE_TEST_SUITE_P(MergeCorpus, MergeCorpusReplayTest, testing::ValuesIn(MergeCorpusFiles()),
-                         TestName);
+                         CorpusTestName);
 
 TEST(MergeCorpusTest, HasAtLeastTwoScenarios) { EXPECT_GE(MergeCorpusFiles().size(), 2u); }
 

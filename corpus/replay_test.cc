@@ -2,12 +2,10 @@
 // test per *.json file (not corpus/pending/), judged by the scenario's own "expect" (runner.h
 // JudgeScenario). A corrupt file fails its own test with the load error (naming the file and
 // the field); the other files' tests still run. An empty corpus skips.
-#include <algorithm>
-#include <cctype>
-#include <filesystem>
 #include <string>
 #include <vector>
 
+#include "corpus/corpus_files.h"
 #include "gtest/gtest.h"
 #include "sim/run/runner.h"
 #include "sim/scenario/scenario.h"
@@ -19,15 +17,7 @@
 namespace rindle::sim {
 namespace {
 
-std::vector<std::string> CorpusFiles() {
-  std::vector<std::string> files;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(RINDLE_CORPUS_DIR, ec)) {
-    if (entry.path().extension() == ".json") files.push_back(entry.path().string());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
+std::vector<std::string> CorpusFiles() { return CorpusJsonFiles(RINDLE_CORPUS_DIR); }
 
 class CorpusReplayTest : public testing::TestWithParam<std::string> {};
 
@@ -41,15 +31,8 @@ TEST_P(CorpusReplayTest, MeetsItsExpectation) {
                             << "\n(reproduce: rindle-sim replay " << path << ")";
 }
 
-std::string TestName(const testing::TestParamInfo<std::string>& info) {
-  std::string name = std::filesystem::path(info.param).stem().string();
-  for (char& c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  }
-  return name + "_" + std::to_string(info.index);
-}
-
-INSTANTIATE_TEST_SUITE_P(Corpus, CorpusReplayTest, testing::ValuesIn(CorpusFiles()), TestName);
+INSTANTIATE_TEST_SUITE_P(Corpus, CorpusReplayTest, testing::ValuesIn(CorpusFiles()),
+                         CorpusTestName);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(CorpusReplayTest);
 
 TEST(CorpusTest, HasScenarios) {
