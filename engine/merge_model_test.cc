@@ -16,9 +16,12 @@
 #include "engine/ast_json.h"
 #include "engine/db.h"
 #include "engine/ivm/view.h"
+#include "engine/testing/merge_fixture.h"
 
 namespace rindle {
 namespace {
+
+using merge_fixture::TSpec;
 
 using MRow = std::optional<RowValues>;  // nullopt = absent / tombstone
 struct MSource {
@@ -80,15 +83,6 @@ struct Model {
     for (int i = 0; i < 6; ++i) Show(absl::StrCat("p", i));
   }
 };
-
-TableSpec TSpec() {
-  TableSpec s;
-  s.columns = {{"id", ColumnType::kString, false},
-               {"v", ColumnType::kNumber, false},
-               {"owner", ColumnType::kString, true}};
-  s.primary_key = {0};
-  return s;
-}
 
 class MergeModelRun {
  public:

@@ -8,25 +8,16 @@
 #include "engine/ast_json.h"
 #include "engine/db.h"
 #include "engine/ivm/view.h"
+#include "engine/testing/merge_fixture.h"
 
 namespace rindle {
 namespace {
 
+using merge_fixture::TSpec;
+using merge_fixture::R;
+
 constexpr char kRoomA[] = "room:doc:A";
 constexpr char kRoomB[] = "room:doc:B";
-
-TableSpec TSpec() {
-  TableSpec s;
-  s.columns = {{"id", ColumnType::kString, false},
-               {"v", ColumnType::kNumber, false},
-               {"owner", ColumnType::kString, true}};
-  s.primary_key = {0};
-  return s;
-}
-
-RowValues R(const std::string& id, int64_t v, std::optional<std::string> owner = std::nullopt) {
-  return {Value::String(id), Value::Int(v), owner ? Value::String(*owner) : Value::Null()};
-}
 
 ServerDeltaOp Add(RowValues r) { return {"t", ServerDeltaOp::Type::kAdd, std::move(r), {}}; }
 ServerDeltaOp Rem(RowValues r) { return {"t", ServerDeltaOp::Type::kRemove, std::move(r), {}}; }

@@ -13,22 +13,13 @@
 #include "base/source_key.h"
 #include "engine/ast_json.h"
 #include "engine/db.h"
+#include "engine/testing/merge_fixture.h"
 
 namespace rindle {
 namespace {
 
-TableSpec TSpec() {
-  TableSpec s;
-  s.columns = {{"id", ColumnType::kString, false},
-               {"v", ColumnType::kNumber, false},
-               {"owner", ColumnType::kString, true}};
-  s.primary_key = {0};
-  return s;
-}
-
-RowValues R(const std::string& id, int64_t v, std::optional<std::string> owner = std::nullopt) {
-  return {Value::String(id), Value::Int(v), owner ? Value::String(*owner) : Value::Null()};
-}
+using merge_fixture::TSpec;
+using merge_fixture::R;
 
 SourceSlice Slice(std::vector<RowValues> rows, WritableScope::Kind kind, bool frozen = false) {
   SourceSlice s;
