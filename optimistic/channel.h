@@ -45,6 +45,7 @@
 #include "optimistic/ledger.h"
 #include "optimistic/normalized_sync.h"
 #include "optimistic/source.h"
+#include "optimistic/system_streams.h"
 
 namespace rindle {
 
@@ -81,9 +82,15 @@ class Channel {
   void Resend(const Ledger& ledger, const std::string& client_id);
 
   // Downstream. `qid` must be the lmid qid or a live sub's source qid (the caller filters).
-  Action Admit(int64_t qid, const NormalizedEvent& ev, absl::Status* error);
+  // `system` (may be null: no system subs) knows the system qids: their hellos are checked
+  // against the lifecycle schemas (system_streams.h), never projected into NormalizedSync.
+  Action Admit(int64_t qid, const NormalizedEvent& ev, absl::Status* error,
+               SystemStreams* system = nullptr);
+  // System frames fold FIRST (system_streams.h Fold, the seed's fixed order), then the lmid and
+  // data frames; a released system snapshot is reported to `on_snapshot` too.
   absl::Status Release(int64_t cv_min, Ledger* ledger,
-                       absl::FunctionRef<void(int64_t)> on_snapshot);
+                       absl::FunctionRef<void(int64_t)> on_snapshot,
+                       SystemStreams* system = nullptr);
   std::vector<ServerDeltaOp> TakeDelta() { return sync_.TakeDelta(); }
   // Forgets a released sub: its buffered frames, its refused epoch, its footprint (the returned GC
   // delta: rows only it referenced → removes, shared rows narrowed → edits).
