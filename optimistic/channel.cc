@@ -93,9 +93,10 @@ void Channel::FenceResync(const std::vector<std::pair<int64_t, const RemoteQuery
   gate_.BeginFence(std::move(qids));
 }
 
-void Channel::Resend(const Ledger& ledger, const std::string& client_id) {
+void Channel::Resend(const Ledger& ledger, const std::string& client_id,
+                     const std::string& domain) {
   int64_t previous = 0;
-  for (const PendingMutation* p : ledger.SentInMidOrder(key_)) {
+  for (const PendingMutation* p : ledger.SentInMidOrder(domain)) {
     RINDLE_CHECK_GT(*p->mid, previous);  // mids are unique per domain: a re-send never repeats
     previous = *p->mid;
     source_->PushMutation(MutationEnvelope{client_id, *p->mid, p->name, p->args});

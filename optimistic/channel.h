@@ -79,7 +79,9 @@ class Channel {
   // After a (re)connect (the lmid query's first hello after a resync: the source re-registered
   // every query itself): fences the gate over the live subs and the lmid query.
   void FenceResync(const std::vector<std::pair<int64_t, const RemoteQuery*>>& live);
-  void Resend(const Ledger& ledger, const std::string& client_id);
+  // Re-sends `domain`'s sent, unconfirmed envelopes (this channel's own domain, or — on the
+  // daemon channel — a gate-less domain whose envelopes ship here).
+  void Resend(const Ledger& ledger, const std::string& client_id, const std::string& domain);
 
   // Downstream. `qid` must be the lmid qid or a live sub's source qid (the caller filters).
   // `system` (may be null: no system subs) knows the system qids: their hellos are checked
