@@ -72,6 +72,13 @@
 // Outcomes (seed 002 H-v, §3.3): each channel's mutationOutcome frames are handled on arrival,
 // out of band (outcomes.h); OnOutcome(domain, frame) is that handler (public for harnesses).
 //
+// System streams (seed 002 Slice I-iii, system_streams.h): RetainSystemQuery retains a sub with
+// no view over one lifecycle table; its frames fold at release, before the lmid and data frames
+// and the confirm-drop, in the seed's fixed order (outcome rows through OnOutcome's handler, room
+// ledger rows through the lmid confirm core, watermark rows, scope-session rows); the doorbell
+// (SetScopeSessionsObserver) fires after that release applied. A daemon resync re-sends the
+// gate-less domains' envelopes too (they shipped on the daemon channel; §7.5 rule 3 per domain).
+//
 // Errors: Invoke/RegisterQuery return Status naming the mutator/qid. Unrecoverable conditions —
 // a confirmed lmid above every issued mid while sent mids are pending, a malformed server frame,
 // an engine failure inside a cycle, a view that cannot fold its events — are stored as the sticky
