@@ -19,6 +19,8 @@
 //   folds.h         — folded invokes (FOLDED-MUTATIONS-DESIGN), timers, flush-on-enqueue,
 //                     head_reordered
 //   reconcile.h     — the release → reconcile cycle
+//   system_streams.h — the lifecycle system streams (outcome / room-ledger / watermark / session
+//                     rows folded at release, roomWatermarks, scopeSessions, the doorbell)
 // The facade checks every entry point's preconditions through ONE guard (health, then re-entry
 // inside a reconcile cycle) and sequences the parts; the event order (observer calls, pushes,
 // registrations) is the parts' order below.
@@ -70,6 +72,13 @@
 // Outcomes (seed 002 H-v, §3.3): each channel's mutationOutcome frames are handled on arrival,
 // out of band (outcomes.h); OnOutcome(domain, frame) is that handler (public for harnesses).
 //
+// System streams (seed 002 Slice I-iii, system_streams.h): RetainSystemQuery retains a sub with
+// no view over one lifecycle table; its frames fold at release, before the lmid and data frames
+// and the confirm-drop, in the seed's fixed order (outcome rows through OnOutcome's handler, room
+// ledger rows through the lmid confirm core, watermark rows, scope-session rows); the doorbell
+// (SetScopeSessionsObserver) fires after that release applied. A daemon resync re-sends the
+// gate-less domains' envelopes too (they shipped on the daemon channel; §7.5 rule 3 per domain).
+//
 // Errors: Invoke/RegisterQuery return Status naming the mutator/qid. Unrecoverable conditions —
 // a confirmed lmid above every issued mid while sent mids are pending, a malformed server frame,
 // an engine failure inside a cycle, a view that cannot fold its events — are stored as the sticky
@@ -113,6 +122,7 @@
 #include "optimistic/reconcile.h"
 #include "optimistic/source.h"
 #include "optimistic/subscriptions.h"
+#include "optimistic/system_streams.h"
 #include "optimistic/views.h"
 
 namespace rindle {
@@ -178,6 +188,34 @@ class OptimisticBackend {
   // Releases one retain; the last one for a key unregisters the sub and GCs (CRIT#2). No-op for
   // an unknown retain qid.
   void ReleaseRemoteQuery(int64_t retain_qid);
+
+  // System streams (seed 002 Slice I-iii, system_streams.h): a retain of `remote` with NO view
+  // whose frames fold at release into the ledger plane, roomWatermarks and scopeSessions. Same
+  // refcounting and channel rules as RetainRemoteQuery (the channel defaults to the daemon: the
+  // lifecycle tables live in its store). Errors: an unconnected channel (NotFound), qid 0 or a
+  // spec that names no lifecycle table / the wrong filter field (InvalidArgument), a live retain
+  // qid (AlreadyExists), the sub on another channel / its wire id taken (FailedPrecondition),
+  // inside a cycle.
+  absl::Status RetainSystemQuery(int64_t retain_qid, const RemoteQuery& remote,
+                                 const SystemStreamSpec& spec,
+                                 const std::string& channel = std::string(kDaemonSource));
+  // Releases one system retain (refcounted; the last one unregisters the sub and forgets its
+  // spec). The folded state stays. A no-op for an unknown retain qid.
+  void ReleaseSystemQuery(int64_t retain_qid);
+  // The doorbell (seed 002 onScopeSessions): once per scope a release's session fold touched,
+  // after that release applied, in scope order. A later registration replaces the earlier one.
+  void SetScopeSessionsObserver(std::function<void(const ScopeSessionsEvent&)> observer) {
+    scope_sessions_observer_ = std::move(observer);
+  }
+  // Unexpired (expires_at > the fold clock's now) sessions of OTHER clients under `scope`.
+  int64_t OtherScopeSessions(const std::string& scope) const {
+    return system_.OtherScopeSessions(scope);
+  }
+  // doc → highest flush_seq folded (monotone).
+  const std::map<std::string, int64_t>& room_watermarks() const {
+    return system_.room_watermarks();
+  }
+  const SystemFoldCounters& system_folds() const { return system_.counters(); }
 
   const ResultView* View(int64_t qid) const { return views_.View(qid); }  // nullptr if unknown
   ResultType GetResultType(int64_t qid) const {  // kUnknown for an unknown qid
@@ -278,6 +316,8 @@ class OptimisticBackend {
   void HandleProgress(const std::string& key, const ProgressFrame& frame);
   void HandleRestart(const std::string& key);
   void HandleResync(const std::string& key);
+  // Fires the doorbell for the scopes the last release's session fold touched.
+  void AnnounceScopeSessions();
   const Channel& daemon() const { return channels_.daemon(); }
   const std::string& daemon_key() const { return channels_.daemon().key(); }
 
@@ -293,7 +333,9 @@ class OptimisticBackend {
   Folds folds_;
   Reconciler reconcile_;
   Outcomes outcomes_;
+  SystemStreams system_;
   std::function<void(const MutationEnvelope&)> send_observer_;
+  std::function<void(const ScopeSessionsEvent&)> scope_sessions_observer_;
 };
 
 }  // namespace rindle

@@ -10,8 +10,9 @@
 //   DomainsInspect   — seed 002 `__inspectDomains`: per-domain nextMid / watermark (every domain
 //                      ever opened — a disconnected channel's stays), per CONNECTED channel its
 //                      gate's appliedCv / bufferedFrames, roomTables / swappedViews (the view
-//                      plane: empty until it exists), lifecycle {roomWatermarks, scopeSessions,
-//                      ghosts} (the system streams: empty until they exist), and pending
+//                      plane: empty until it exists), lifecycle {roomWatermarks, scopeSessions
+//                      (the system streams, system_streams.h), ghosts (the view plane: empty
+//                      until it exists)}, and pending
 //                      {mid, seq, name, domain} in pending (creation) order.
 #pragma once
 
