@@ -350,6 +350,7 @@ RoomFlush RoomAuthority::TakeFlush() {
     rec.flush_seq = flush.flush_seq;
     flush.records.push_back(i);
     if (rec.fate == RoomFate::kConfirmed) {
+      if (rec.lost) continue;  // a crash lost its writes: nothing of it reaches the daemon
       for (const auto& [table, recs] : rec.writes) {
         for (const auto& [pk, w] : recs) writes[{table, pk}] = w;
       }

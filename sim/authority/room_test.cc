@@ -123,7 +123,7 @@ class RoomTest : public ::testing::Test {
         kDoc, schema_, std::map<std::string, Mutator>{{"addComment", server.at("addComment")}},
         users, [this](const std::string&, ServerFrame f) { room_link_.Queue(std::move(f)); },
         &counters_, Rng(7));
-    const SeedRows seed = {
+    const std::map<std::string, std::vector<RowValues>> seed = {
         {"issue", {{Value::String("i001"), Value::String("t"), Value::String("todo"),
                     Value::String("low"), Value::String("u01"), Value::Int(0), Value::Int(0)}}},
         {"user", {{Value::String("u01"), Value::String("Ann")}}}};
@@ -238,7 +238,7 @@ TEST_F(RoomTest, FailingTwinIsRejectedOnceAndTheOutcomeRowCoCommits) {
 TEST_F(RoomTest, DeoptStormFlipsToTheDaemonKeepingTheSeq) {
   room_->SetStorm(RoomAuthority::Storm::kDeopt, 1000);
   ASSERT_TRUE(backend_->Invoke("addComment", Comment("k3", "x")).ok());
-  const int64_t seq = backend_->pending().at(0).seq;
+  const std::optional<int64_t> seq = backend_->pending().at(0).seq;
   room_link_.Pump();  // the outcome first: the entry flips before the room lmid burns it
   ASSERT_EQ(backend_->pending().size(), 1u);
   EXPECT_EQ(backend_->pending()[0].domain, std::string(kDaemonSource));

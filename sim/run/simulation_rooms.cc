@@ -163,8 +163,11 @@ void Simulation::RefreshRoomFlags() {
       const int64_t released = room_lmid_[{c.client_id(), key}].released;
       for (const MutationEnvelope& e : carried) {
         auto rec = records.find({c.client_id(), key, e.mid});
+        // A rejected or confirmed entry retires only at its room lmid release; a deopt leaves
+        // the room domain as its outcome is handled (then its daemon re-send is tracked below).
         bool settled = rec != records.end() &&
-                       (released >= e.mid || c.outcomes_delivered().contains({key, e.mid}));
+                       (released >= e.mid || (rec->second->fate == RoomFate::kDeopt &&
+                                              c.outcomes_delivered().contains({key, e.mid})));
         // The room's verdict shows in the client's views at its next daemon release (one
         // engine baseline, backend.h): settled once a daemon progress arrived after it.
         if (settled) {

@@ -607,6 +607,9 @@ void AddCardDrags(const Rng& root, Scenario& s) {
 // sometimes a room_disconnect, then a second room. Then the room faults the swarm counted, each
 // on a doc some client connects (a link fault on one of its clients). Its own streams
 // ("workload/rooms/<i>", "faults/rooms"), so every other draw of a seed is unchanged.
+void PlaceRoomFaults(const Rng& root, const SwarmDraw& swarm,
+                     const std::map<std::string, std::vector<int>>& clients_of, Scenario& s);
+
 void AddRoomSessions(const Rng& root, const SwarmDraw& swarm, Scenario& s) {
   auto issues = s.seed_rows.find("issue");
   if (issues == s.seed_rows.end() || issues->second.empty()) return;
@@ -656,7 +659,23 @@ void AddRoomSessions(const Rng& root, const SwarmDraw& swarm, Scenario& s) {
       t = end + 2;
     }
   }
-  if (clients_of.empty()) return;
+  PlaceRoomFaults(root, swarm, clients_of, s);
+  for (ScenarioAction& a : added) s.actions.push_back(std::move(a));
+  std::stable_sort(s.actions.begin(), s.actions.end(),
+                   [](const ScenarioAction& x, const ScenarioAction& y) { return x.t_ms < y.t_ms; });
+}
+
+// The room faults the swarm counted, each on a doc some client connects (a link fault on one of
+// its clients); none without a room (the recorded draw then says none).
+void PlaceRoomFaults(const Rng& root, const SwarmDraw& swarm,
+                     const std::map<std::string, std::vector<int>>& clients_of, Scenario& s) {
+  if (clients_of.empty()) {
+    for (const FaultKindSpec* spec : FaultKindsInDrawOrder()) {
+      if (FaultNamesRoom(spec->kind)) s.swarm["faults"][std::string(spec->name)] = 0;
+    }
+    return;
+  }
+  const int64_t safety = s.config.safety_ms;
   Rng f = root.Fork("faults/rooms");
   for (const FaultKindSpec* spec : FaultKindsInDrawOrder()) {
     if (!FaultNamesRoom(spec->kind)) continue;
@@ -675,9 +694,6 @@ void AddRoomSessions(const Rng& root, const SwarmDraw& swarm, Scenario& s) {
       s.faults.push_back(fault);
     }
   }
-  for (ScenarioAction& a : added) s.actions.push_back(std::move(a));
-  std::stable_sort(s.actions.begin(), s.actions.end(),
-                   [](const ScenarioAction& x, const ScenarioAction& y) { return x.t_ms < y.t_ms; });
   std::stable_sort(s.faults.begin(), s.faults.end(),
                    [](const ScenarioFault& x, const ScenarioFault& y) { return x.t_ms < y.t_ms; });
 }
