@@ -59,9 +59,11 @@ std::vector<ActionKindSpec> BuildActionKinds() {
   };
 }
 
+std::vector<FaultKindSpec> RoomFaultKinds();
+
 std::vector<FaultKindSpec> BuildFaultKinds() {
   // The swarm columns: {rank, late, off_count_max, on_num, on_den, on_count_max}.
-  return {
+  std::vector<FaultKindSpec> kinds = {
       {FK::kLinkBreak, "link_break", {{"client", FT::kClient, true}},
        "the client's link drops; it reconnects after a drawn delay", R"({"client": 1})",
        {0, false, 4, 1, 2, 6}},
@@ -104,6 +106,13 @@ std::vector<FaultKindSpec> BuildFaultKinds() {
        "the authority restarts from an older backup of its durable state: the store and the "
        "ledgers as they were before the last `count` processed envelopes (lmid and cv go back)",
        R"({"count": 2})", {9, true, 0, 0, 1, 0}},
+  };
+  for (FaultKindSpec& k : RoomFaultKinds()) kinds.push_back(std::move(k));
+  return kinds;
+}
+
+std::vector<FaultKindSpec> RoomFaultKinds() {
+  return {
       // The room kinds: placed by the generator's room pass (scenario_generator.cc), counts
       // drawn by DrawRooms (swarm.cc); the swarm columns here are unused.
       {FK::kRoomRestart, "room_restart", {{"doc", FT::kRoomDoc, true}},
