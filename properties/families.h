@@ -31,6 +31,10 @@
 //                          data (from the tap's StepRecord) that explains it
 //   cv_promise.cc          no data frame at or below a delivered cvMin on one connection; no data
 //                          released older than a released confirmation (the tap's StepRecord)
+//   room_ledger.cc         the room plane (issue 12): room mids gapless per (client, room), a
+//                          room entry never retired before its room processed it, rejections
+//                          surfaced once with the room's reason, a delivered deopt processed
+//                          once by the daemon; at action time channel isolation
 //   folds.cc               at action time: a fold-legal folded invoke is accepted, FlushFolds
 //                          leaves no window open, flush-on-enqueue (seed 002 §4.2)
 // Source: SPEC §3, §4; seed 002 §4.2, §5.1.
@@ -77,6 +81,13 @@ std::unique_ptr<PropertyFamily> MakeResendFaithful();
 // `invariants` must outlive the family (its StepRecord is the tap these read).
 std::unique_ptr<PropertyFamily> MakeNoFlicker(OptimisticInvariants* invariants);
 std::unique_ptr<PropertyFamily> MakeCvPromise(OptimisticInvariants* invariants);
+// room_ledger.cc: room-gapless-mids, room-retire, room-rejection, room-deopt-once.
+std::unique_ptr<PropertyFamily> MakeRoomLedger();
+// channel-isolation: per channel key, (appliedCv, buffered frames) before and after one frame
+// delivered on `delivered_on`; every other channel must be unchanged.
+MaybeViolation CheckChannelIsolation(const std::string& client, const std::string& delivered_on,
+                                     const std::map<std::string, std::pair<int64_t, size_t>>& before,
+                                     const std::map<std::string, std::pair<int64_t, size_t>>& after);
 
 // Every family of a simulated run, in reporting order.
 Checker MakeRunChecker(OptimisticInvariants* invariants);

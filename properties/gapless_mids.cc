@@ -68,6 +68,7 @@ class GaplessMids : public PropertyFamily {
     const AuthorityView& a = *w.authority;
     for (size_t i = 0, n = a.processed_count(); i < n; ++i) {
       const ProcessedRef e = a.processed(i);
+      if (IsRoomSource(e.client_id)) continue;  // a room flush's seq, not a client's ledger
       auto it = last_mid.find(e.client_id);
       if (it == last_mid.end()) it = last_mid.emplace(std::string(e.client_id), 0).first;
       if (e.mid != it->second + 1) {
@@ -96,13 +97,14 @@ class GaplessMids : public PropertyFamily {
       latest[{std::string(e.client_id), e.mid}] = i;
     }
     for (const auto& [key, i] : latest) {
-      if (now.contains(key)) continue;
+      if (now.contains(key) || IsRoomSource(key.first)) continue;  // a room flush: no client mid
       const ProcessedRef e = a.forgotten(i);
       ledger_.SetFate(key.first, Domain(), e.mid,
                       e.applied ? MidFate::kApplied : MidFate::kBurnt, std::string(e.reason));
     }
     for (size_t i = 0, n = a.processed_count(); i < n; ++i) {
       const ProcessedRef e = a.processed(i);
+      if (IsRoomSource(e.client_id)) continue;  // a room flush (its seq), not a client's mid
       ledger_.SetFate(std::string(e.client_id), Domain(), e.mid,
                       e.applied ? MidFate::kApplied : MidFate::kBurnt, std::string(e.reason));
     }

@@ -32,6 +32,9 @@ Checker MakeRunChecker(OptimisticInvariants* invariants) {
   checker.Add(MakeLocalTables(), {"local-tables", "local-rows"});
   checker.Add(MakeCvPromise(invariants), {"cv-promise"});
   checker.Add(MakeNoFlicker(invariants), {"no-flicker"});
+  checker.Add(MakeRoomLedger(), {"room-gapless-mids", "room-retire", "room-rejection",
+                                 "room-deopt-once"},
+              CheckedWhen::kBoth);
   return checker;
 }
 

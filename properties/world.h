@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -37,6 +38,13 @@ namespace rindle::props {
 // The run's counters (name → count); properties bump e.g. check.model_reorder_window_skip.
 using StepCounters = std::map<std::string, int64_t>;
 
+// One on_rejected call the harness recorded: the domain whose outcome frame was being handled.
+struct RejectionRecord {
+  std::string domain;
+  MutationEnvelope envelope;
+  std::string reason;
+};
+
 // One simulated client as the properties see it.
 struct ClientState {
   std::string id;  // "c<i>"
@@ -52,6 +60,22 @@ struct ClientState {
   const std::vector<MutationEnvelope>* carried = nullptr;
   // The model of what the client wrote to its local tables: table → id → row.
   const std::map<std::string, std::map<std::string, RowValues>>* local_rows = nullptr;
+  // Rooms (issue 12), the harness's records: per room key, every envelope the client put on a
+  // link to that room's push path, in send order (first sends and re-sends); every on_rejected
+  // call; per (room key, mid) how many mutationOutcome frames the network delivered to it.
+  const std::map<std::string, std::vector<MutationEnvelope>>* room_carried = nullptr;
+  const std::vector<RejectionRecord>* rejections = nullptr;
+  const std::map<std::pair<std::string, int64_t>, int64_t>* outcomes_delivered = nullptr;
+  // Refreshed every step from the harness's room records (never the client's): room_flux — some
+  // envelope this client put on a room link is not settled yet (its room has not processed it,
+  // its room lmid row or outcome has not been released to the client, its confirmed writes have
+  // not come back through a released daemon flush, or a deopt's daemon re-send is unprocessed);
+  // the single-domain client model (oracles/client_model.h) cannot predict the client then, and
+  // the model families skip it (check.room_flux_skip). room_unsettled_ids: the mutation ids
+  // (args.id) of those unsettled envelopes — the rows no-flicker exempts
+  // (check.room_unflushed_exempt).
+  bool room_flux = false;
+  std::set<std::string> room_unsettled_ids;
   bool dirty = false;
   bool local_dirty = false;
 };
@@ -98,6 +122,27 @@ class AuthorityView {
   virtual ProcessedRef forgotten(size_t) const { return {}; }
 };
 
+// One mid a room processed, from the room's own record (sim/authority/room.h RoomRecord).
+struct RoomMidRef {
+  std::string_view client_id;
+  int64_t mid = 0;
+  std::string_view name;
+  const nlohmann::json* args = nullptr;
+  std::string_view fate;  // "confirmed", "rejected" or "deopt"
+  std::string_view reason;
+  int64_t flush_seq = 0;  // the flush that carried it to the daemon (0: not yet)
+  bool lost = false;      // a room crash lost its confirmed writes before any flush
+};
+
+// A room authority, read-only (an adapter in sim/ over RoomAuthority).
+class RoomView {
+ public:
+  virtual ~RoomView() = default;
+  virtual std::string_view key() const = 0;  // RoomSourceKey(doc)
+  virtual size_t record_count() const = 0;
+  virtual RoomMidRef record(size_t i) const = 0;
+};
+
 struct World {
   std::vector<ClientState> clients;
   const AuthorityView* authority = nullptr;
@@ -109,6 +154,7 @@ struct World {
   const Schema* local_schema = nullptr;   // the local-only tables alone
   const std::map<std::string, Mutator>* client_mutators = nullptr;
   const std::map<std::string, Mutator>* server_mutators = nullptr;  // the authority's twins
+  std::vector<const RoomView*> rooms;  // every room authority of the run, by doc
 };
 
 }  // namespace rindle::props

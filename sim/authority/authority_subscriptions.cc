@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/check.h"
+#include "base/lifecycle_tables.h"
 #include "base/str_util.h"
 #include "sim/authority/footprint_query.h"
 #include "sim/workload/query_resolution.h"
@@ -113,7 +114,8 @@ ProjectionPolicy SimProjectionPolicy(Rng rng) {
   return [registrations, ordinals, project_num, wide](const std::string& client, int64_t qid,
                                                       const RemoteQuery& query,
                                                       int64_t) -> ProjectionChoice {
-    if (qid == kLmidQid) return ProjectionChoice::kFull;
+    // The lmid query and system (lifecycle) retains ship full rows: not app tables.
+    if (qid == kLmidQid || query.name == kLifecycleQueryName) return ProjectionChoice::kFull;
     const int64_t n = (*ordinals)[{client, query.Key()}]++;
     Rng draw = registrations.Fork(StrCat(client, "/", query.Key(), "/", n));
     if (draw.Chance(project_num, 3)) return ProjectionChoice::kProjected;

@@ -4,6 +4,8 @@
 #include <iterator>
 
 #include "base/check.h"
+#include "base/lifecycle_tables.h"
+#include "base/status_macros.h"
 #include "base/str_util.h"
 #include "optimistic/tracking_tx.h"
 #include "optimistic/write_set.h"
@@ -56,6 +58,9 @@ void DaemonAuthority::RegisterTables(Db* store) {
   }
   auto s = store->RegisterTable(kClientMutationsTable, ClientMutationsSpec(), true);
   if (!s.ok()) Fail(s);
+  for (const LifecycleTableSpec& t : LifecycleTables()) {
+    if (auto ls = store->RegisterTable(std::string(t.name), LifecycleTableSchema(t), true); !ls.ok()) Fail(ls);
+  }
 }
 
 void DaemonAuthority::Fail(absl::Status s) {
@@ -212,6 +217,74 @@ void DaemonAuthority::Process(const MutationEnvelope& e) {
   subs_.SendProgress(cv_);
 }
 
+namespace {
+
+// Upserts `row` by its pk columns `pk` (indexes into the row).
+absl::Status UpsertRow(WriteTxn& tx, std::string_view table, const std::vector<int>& pk,
+                       RowValues row) {
+  RowValues key;
+  for (int i : pk) key.push_back(row[static_cast<size_t>(i)]);
+  auto cur = tx.Get(table, key);
+  if (!cur.ok()) return cur.status();
+  if (cur->has_value()) return **cur == row ? absl::OkStatus() : tx.Edit(table, **cur, row);
+  return tx.Add(table, std::move(row));
+}
+
+Value OptionalString(const std::string& s) { return s.empty() ? Value::Null() : Value::String(s); }
+
+}  // namespace
+
+absl::Status DaemonAuthority::WriteFlushRows(WriteTxn& tx, const RoomFlush& flush) {
+  const Value doc = Value::String(flush.doc);
+  for (const auto& [client, lmid] : flush.ledger) {
+    RETURN_IF_ERROR(UpsertRow(tx, kRoomClientMutationsTable, {0, 1},
+                              {doc, Value::String(client), Value::Int(lmid)}));
+  }
+  for (const RoomOutcomeRow& o : flush.outcomes) {
+    RETURN_IF_ERROR(UpsertRow(tx, kRoomMutationOutcomesTable, {0, 1, 2},
+                              {doc, Value::String(o.client_id), Value::Int(o.mid),
+                               Value::String(o.kind), OptionalString(o.reason),
+                               OptionalString(o.name), Value::String(o.args.dump())}));
+  }
+  return UpsertRow(tx, kRoomWatermarkTable, {0}, {doc, Value::Int(flush.flush_seq)});
+}
+
+bool DaemonAuthority::ApplyRoomFlush(const RoomFlush& flush) {
+  dirty_ = true;
+  const std::string room = RoomSourceKey(flush.doc);
+  // Logged under the room's key with the next per-key number (gapless over the log even after a
+  // rollback forgot a flush); the args carry the room's own flush_seq.
+  int64_t mid = 1;
+  for (const ProcessedEnvelope& p : log_) mid += p.client_id == room ? 1 : 0;
+  nlohmann::json args = RoomFlushArgs(flush);
+  args["flush_seq"] = flush.flush_seq;
+  ProcessedEnvelope rec{room, mid, kRoomFlushMutator, std::move(args), true, "", 0, {}};
+  auto tx = store_->Write();
+  absl::Status status;
+  {
+    TrackingTx mtx(tx.get(), &schema_, &no_local_tables_, &rec.writes, nullptr);
+    status = RoomFlushTwin()(mtx, rec.args);
+    if (status.ok() && !mtx.failure().ok()) status = mtx.failure();
+  }
+  if (status.ok()) status = WriteFlushRows(*tx, flush);
+  absl::StatusOr<std::vector<QueryBatch>> committed =
+      status.ok() ? tx->Commit() : absl::StatusOr<std::vector<QueryBatch>>(status);
+  if (!committed.ok()) {
+    tx->Rollback();
+    Fail(absl::InternalError(StrCat("authority: room flush ", flush.doc, " #", flush.flush_seq,
+                                    " failed: ", committed.status().message())));
+    return false;
+  }
+  Count("authority.room_flush");
+  ++cv_;
+  rec.cv = cv_;
+  rec.boot = boot_id_;
+  log_.push_back(std::move(rec));
+  subs_.Publish(*committed, cv_);
+  subs_.SendProgress(cv_);
+  return true;
+}
+
 void DaemonAuthority::Restart() {
   if (!subs_.SessionClients().empty()) dirty_ = true;  // as a Disconnect of each session
   subs_.CloseAll();
@@ -247,6 +320,13 @@ int64_t DaemonAuthority::RollBack(int64_t forget) {
   for (const ProcessedEnvelope& rec : log_) {
     const MutationEnvelope e{rec.client_id, rec.mid, rec.name, rec.args};
     WriteSet writes;
+    if (rec.name == kRoomFlushMutator) {  // a room flush: its rows again (lifecycle rows are
+      auto ftx = store_->Write();         // not rebuilt: the backup predates them)
+      TrackingTx mtx(ftx.get(), &schema_, &no_local_tables_, &writes, nullptr);
+      if (auto s = RoomFlushTwin()(mtx, rec.args); !s.ok()) Fail(s);
+      if (auto c = ftx->Commit(); !c.ok()) Fail(c.status());
+      continue;
+    }
     auto committed = rec.applied ? RunTwin(e, &writes) : BurnMid(e);
     if (!committed.ok()) {
       Fail(absl::InternalError(StrCat("authority: rollback replay of ", rec.client_id, " mid ",
@@ -261,6 +341,9 @@ nlohmann::json FrameToTrace(const ServerFrame& f) {
   switch (f.kind) {
     case ServerFrame::Kind::kWelcome: return {{"frame", "welcome"}, {"boot", f.boot_id}};
     case ServerFrame::Kind::kProgress: return {{"frame", "progress"}, {"cvMin", f.cv_min}};
+    case ServerFrame::Kind::kOutcome:
+      return {{"frame", "outcome"}, {"mid", f.outcome.mid},
+              {"kind", f.outcome.kind == MutationOutcomeFrame::Kind::kDeopt ? "deopt" : "rejected"}};
     case ServerFrame::Kind::kData: {
       const char* type = f.event.type == NormalizedEvent::Type::kHello      ? "hello"
                          : f.event.type == NormalizedEvent::Type::kSnapshot ? "snapshot"

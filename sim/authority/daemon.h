@@ -23,6 +23,16 @@
 // Source: SPEC §2.3; seed 002 lmid-as-data, §7.5.
 //
 // Subscriptions (footprints, projection, epochs, hello/snapshot/batch/progress frames, Coverage)
+// Rooms (room.h, issue 12): the daemon registers the four lifecycle tables
+// (base/lifecycle_tables.h) and serves the lifecycle query for system retains like any
+// subscription. ApplyRoomFlush commits one room flush in ONE transaction at ONE cv: the flushed
+// row images (through RoomFlushTwin, logged as kRoomFlushMutator under the room's source key with
+// mid = flush_seq — the log stays the history the store replays), the room-ledger rows
+// `_rindle_room_client_mutations` (doc, client, room lmid), an outcome row per non-applied mid
+// `_rindle_room_mutation_outcomes` and the watermark row `_rindle_room_watermark` (doc, seq).
+// A deopted mutation reaches the daemon as an ordinary envelope (a fresh daemon mid).
+//
+// Subscriptions (footprints, projection, epochs, hello/snapshot/batch/progress frames, Coverage)
 // are served by the shared AuthoritySubscriptions (authority_subscriptions.h); this class keeps
 // the daemon's own part: the store, the per-client ledgers and mid ordering, the twins, cv and
 // restart. It implements AuthorityEndpoint (authority_endpoint.h) under kDaemonSource.
@@ -43,6 +53,7 @@
 #include "optimistic/source.h"
 #include "sim/authority/authority_endpoint.h"
 #include "sim/authority/authority_subscriptions.h"
+#include "sim/authority/room.h"
 #include "sim/world/frames.h"
 #include "base/rng.h"
 
@@ -75,6 +86,8 @@ class DaemonAuthority : public AuthorityEndpoint {
   // The push path; returns true when acknowledged (processed now or a duplicate).
   bool HandlePush(const MutationEnvelope& envelope) override;
   void Restart() override;
+  // Commits one room flush (see the file comment); false (and health) when it cannot commit.
+  bool ApplyRoomFlush(const RoomFlush& flush);
   // Restart() from the durable state as it was before the last `forget` (≥ 1) processed
   // envelopes: the store is rebuilt from the seed rows and a replay of the kept log through the
   // twins (deterministic: each kept envelope commits as it did), every ledger's lmid goes back
@@ -147,6 +160,8 @@ class DaemonAuthority : public AuthorityEndpoint {
   absl::StatusOr<std::vector<QueryBatch>> BurnMid(const MutationEnvelope& e);
   void Fail(absl::Status s);
   void Count(const std::string& name) { ++(*counters_)[name]; }
+  // The flush's lifecycle rows (room ledger, outcomes, watermark) into `tx`.
+  absl::Status WriteFlushRows(WriteTxn& tx, const RoomFlush& flush);
 
   Schema schema_;
   std::map<std::string, Mutator> twins_;

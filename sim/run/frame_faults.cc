@@ -120,6 +120,9 @@ void FrameFaults::Send(const std::string& client, const ServerFrame& frame,
       return SendProgress(client, st, frame, deliver);
     case ServerFrame::Kind::kData:
       break;
+    case ServerFrame::Kind::kOutcome:  // rooms only (their own link); never framed here
+      Ordered(client, frame, deliver);
+      return;
   }
   if (SendOvertaking(client, st, frame, deliver)) return;
   Record(st, client, Ordered(client, frame, deliver), frame);
@@ -320,6 +323,8 @@ void FrameFaults::Delivered(const std::string& client, const ServerFrame& frame)
       if (frame.redelivered || frame.event.type != NormalizedEvent::Type::kBatch) return;
       st.released.push_back(frame);
       if (st.released.size() > kMaxRedelivered) st.released.pop_front();
+      return;
+    case ServerFrame::Kind::kOutcome:
       return;
   }
 }

@@ -6,6 +6,7 @@
 #include "optimistic/ledger.h"
 #include "sim/workload/query_resolution.h"
 #include "sim/workload/queries.h"
+#include "sim/workload/room_policy.h"
 #include "sim/workload/schema.h"
 
 namespace rindle::sim {
@@ -28,6 +29,17 @@ SimClient::SimClient(int index, std::string client_id, std::string user_id,
   schema_ = options.schema;
   clock_ = std::make_unique<SimFoldClock>(queue_, [this] { MarkDirty(); });
   options.clock = clock_.get();
+  // Room-declared mutators confirm in their doc's room while the client is connected to it.
+  options.domain_policy = [this](const std::string& name,
+                                 const nlohmann::json& args) -> std::optional<std::string> {
+    const std::optional<std::string> doc = RoomDocFor(name, args);
+    if (!doc || !rooms_.contains(RoomSourceKey(*doc))) return std::nullopt;
+    return RoomSourceKey(*doc);
+  };
+  options.on_rejected = [this](const MutationEnvelope& e, const std::string& reason) {
+    Count("client.on_rejected");
+    rejections_.push_back({outcome_key_, e, reason});
+  };
   backend_ = std::make_unique<OptimisticBackend>(std::move(options), this);
   backend_->SetSendObserver([this](const MutationEnvelope&) { ++send_observed_; });
 }
@@ -73,6 +85,9 @@ void SimClient::PushMutation(const MutationEnvelope& envelope) {
     sent_[envelope.mid] = envelope;
     if (in_invoke_) {
       invoke_sends_.push_back(envelope.mid);
+    } else if (in_outcome_) {
+      outcome_pushes_.push_back(envelope.mid);  // a deopt flip or re-invoke (outcomes.h)
+      Count("client.deopt_push");
     } else {
       // Outside Invoke a first-time send is a fold flush (timer, FlushFolds, maxWait).
       ++fold_flushes_;
@@ -189,6 +204,8 @@ void SimClient::Receive(const ServerFrame& frame) {
     case ServerFrame::Kind::kProgress:
       if (on_progress_) on_progress_(ProgressFrame{frame.cv_min});
       return;
+    case ServerFrame::Kind::kOutcome:  // rooms only (room_link.h): the daemon sends none
+      return;
   }
 }
 
@@ -196,8 +213,14 @@ absl::StatusOr<int64_t> SimClient::Invoke(const std::string& name, const nlohman
   MarkDirty();
   in_invoke_ = true;
   invoke_sends_.clear();
+  size_t room_sent = 0;
+  for (const auto& [key, link] : rooms_) room_sent += link->sent().size();
   auto r = backend_->Invoke(name, args);
   in_invoke_ = false;
+  size_t room_sent_after = 0;
+  for (const auto& [key, link] : rooms_) room_sent_after += link->sent().size();
+  last_invoke_in_room_ = r.ok() && room_sent_after > room_sent;
+  if (last_invoke_in_room_) Count("client.room_invoke");
   for (const int64_t mid : invoke_sends_) {
     if (r.ok() && mid == *r) continue;
     // Flush-on-enqueue: an overlapping fold flushed ahead of this invoke.
@@ -385,6 +408,51 @@ std::map<int64_t, int64_t> SimClient::ResubscribeAll() {
   }
   TraceLine({{"ev", "resubscribe"}, {"views", old.size()}});
   return moved;
+}
+
+absl::Status SimClient::ConnectRoom(RoomAuthority* room, std::function<void()> after_push) {
+  MarkDirty();
+  const std::string key(room->source_key());
+  if (rooms_.contains(key)) return absl::AlreadyExistsError(StrCat("room ", key, " connected"));
+  RoomLink::Timing t;
+  t.push_timeout_ms = timing_.push_timeout_ms;
+  t.push_backoff_max_ms = timing_.push_backoff_max_ms;
+  t.reconnect_ms_min = timing_.reconnect_ms_min;
+  t.reconnect_ms_max = timing_.reconnect_ms_max;
+  auto link = std::make_unique<RoomLink>(client_id_, room, queue_, network_, counters_,
+                                         rng_.Fork(StrCat("room/", key, "/", all_room_links_.size())),
+                                         t, std::move(after_push), &room_carried_[key]);
+  RoomLink* raw = link.get();
+  rooms_[key] = std::move(link);
+  if (auto s = backend_->ConnectSource(key, raw); !s.ok()) {
+    closed_rooms_.push_back(std::move(rooms_[key]));
+    rooms_.erase(key);
+    return s;
+  }
+  all_room_links_.push_back(raw);
+  TraceLine({{"ev", "room_connect"}, {"room", key}});
+  raw->Connect();
+  return absl::OkStatus();
+}
+
+bool SimClient::DisconnectRoom(const std::string& key) {
+  MarkDirty();
+  auto it = rooms_.find(key);
+  if (it == rooms_.end()) return false;
+  for (const PendingMutation& p : backend_->pending()) {
+    if (p.domain == key) return false;  // the app waits for the room's verdicts first
+  }
+  if (auto s = backend_->DisconnectSource(key); !s.ok()) return false;
+  it->second->Close();
+  closed_rooms_.push_back(std::move(it->second));
+  rooms_.erase(it);
+  TraceLine({{"ev", "room_disconnect"}, {"room", key}});
+  return true;
+}
+
+RoomLink* SimClient::room_link(const std::string& key) const {
+  auto it = rooms_.find(key);
+  return it == rooms_.end() ? nullptr : it->second.get();
 }
 
 }  // namespace rindle::sim

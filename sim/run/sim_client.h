@@ -22,6 +22,13 @@
 // into the run's counters as client.overflow / client.schema_rejection /
 // client.superseded_dropped / client.stale_batch_dropped whenever they move (and the resync
 // fence's held progress frames as client.fence_hold).
+// Rooms (issue 12): ConnectRoom attaches a RoomLink (room_link.h) with
+// backend.ConnectSource(RoomSourceKey(doc)); the backend's domain policy routes a room-declared
+// mutation (sim/workload/room_policy.h) to that room's domain while the client is connected to it.
+// DisconnectRoom detaches it (deferred while that domain still has pending entries: the
+// simulated app waits for them). on_rejected calls are recorded (rejections()). A first-time
+// push on the daemon link while an outcome frame is being handled (BeginOutcome/EndOutcome, the
+// simulation's room delivery) is a deopt flip or re-invoke, not a fold flush (outcome_pushes()).
 // Source: seed 002 (OptimisticSource, §7.5 rule 3), SPEC §2.4.
 #pragma once
 
@@ -41,6 +48,8 @@
 #include "sim/world/network.h"
 #include "sim/scenario/scenario.h"
 #include "sim/world/sim_fold_clock.h"
+#include "properties/world.h"
+#include "sim/run/room_link.h"
 #include "sim/run/trace.h"
 
 namespace rindle::sim {
@@ -95,6 +104,40 @@ class SimClient : public OptimisticSource {
   // Releases every remote view and re-retains the same queries (fresh qids, same order): one
   // resubscribe cycle. Returns old qid → new qid for the views re-retained.
   std::map<int64_t, int64_t> ResubscribeAll();
+
+  // Rooms (see the file comment). ConnectRoom errors: the backend's ConnectSource.
+  absl::Status ConnectRoom(RoomAuthority* room, std::function<void()> after_push);
+  // True when detached; false when deferred (pending entries of the domain) or not connected.
+  bool DisconnectRoom(const std::string& key);
+  // The live link to room `key`, or nullptr.
+  RoomLink* room_link(const std::string& key) const;
+  const std::map<std::string, std::unique_ptr<RoomLink>>& rooms() const { return rooms_; }
+  // Every link this client ever opened to a room, live or closed, in opening order.
+  const std::vector<RoomLink*>& all_room_links() const { return all_room_links_; }
+  // Around the backend's handling of one outcome frame from room `key` (mid): recorded as
+  // delivered; on_rejected calls inside are tagged with `key`.
+  void BeginOutcome(const std::string& key, int64_t mid) {
+    in_outcome_ = true;
+    outcome_key_ = key;
+    ++outcomes_delivered_[{key, mid}];
+  }
+  void EndOutcome() {
+    in_outcome_ = false;
+    outcome_key_.clear();
+  }
+  const std::map<std::pair<std::string, int64_t>, int64_t>& outcomes_delivered() const {
+    return outcomes_delivered_;
+  }
+  // Per room key, every envelope put on a link to it (room_link.h carried, across links).
+  const std::map<std::string, std::vector<MutationEnvelope>>& room_carried() const {
+    return room_carried_;
+  }
+  // Daemon mids first pushed while handling an outcome frame (deopt flips and re-invokes).
+  const std::vector<int64_t>& outcome_pushes() const { return outcome_pushes_; }
+  // Every on_rejected call, in call order.
+  const std::vector<props::RejectionRecord>& rejections() const { return rejections_; }
+  // True when the last Invoke dealt its mid in a room domain.
+  bool last_invoke_in_room() const { return last_invoke_in_room_; }
 
   int index() const { return index_; }
   const std::string& client_id() const { return client_id_; }
@@ -188,6 +231,17 @@ class SimClient : public OptimisticSource {
   int64_t seen_fence_holds_ = 0;
   int64_t seen_fence_spared_ = 0;
   std::unique_ptr<SimFoldClock> clock_;  // before backend_: the backend holds timers on it
+  // Before backend_: its domain policy reads rooms_, and the links outlive its channels.
+  std::map<std::string, std::unique_ptr<RoomLink>> rooms_;
+  std::vector<std::unique_ptr<RoomLink>> closed_rooms_;  // network closures may still name them
+  std::vector<RoomLink*> all_room_links_;
+  bool in_outcome_ = false;
+  std::string outcome_key_;
+  std::map<std::pair<std::string, int64_t>, int64_t> outcomes_delivered_;
+  std::map<std::string, std::vector<MutationEnvelope>> room_carried_;
+  std::vector<int64_t> outcome_pushes_;
+  std::vector<props::RejectionRecord> rejections_;
+  bool last_invoke_in_room_ = false;
 
   std::function<void(int64_t, const NormalizedEvent&)> on_normalized_;
   std::function<void(const ProgressFrame&)> on_progress_;

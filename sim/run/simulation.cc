@@ -53,6 +53,7 @@ void Simulation::Fail(const props::Violation& v) {
 void Simulation::Setup() {
   if (!LoadSchemas()) return;
   MakeNetworkAndDaemon();
+  MakeRooms();
   opt_props_ = std::make_unique<props::OptimisticInvariants>(
       scenario_.config.buffer_cap, client_schema_, LocalTableNames(), &client_mutators_);
   if (auto s = daemon_->Seed(scenario_.seed_rows); !s.ok()) {
@@ -88,6 +89,9 @@ bool Simulation::LoadSchemas() {
   local_schema_ = LocalTableSpecs();
   client_mutators_ = ClientMutators();
   server_mutators_ = ServerMutators();
+  // A room flush is logged by the daemon as this reserved mutator (room.h): the authority-model
+  // and applied-once replays apply its row images like any twin.
+  server_mutators_[kRoomFlushMutator] = RoomFlushTwin();
   return true;
 }
 
@@ -164,7 +168,14 @@ void Simulation::BuildWorld() {
     s.sent = &c->sent();
     s.carried = &c->carried();
     s.local_rows = &c->local_rows();
+    s.room_carried = &c->room_carried();
+    s.rejections = &c->rejections();
+    s.outcomes_delivered = &c->outcomes_delivered();
     world_.clients.push_back(std::move(s));
+  }
+  for (auto& [doc, st] : rooms_) {
+    room_views_.push_back(std::make_unique<RoomRecordView>(st.room.get()));
+    world_.rooms.push_back(room_views_.back().get());
   }
   world_.authority = authority_view_.get();
   world_.seed_rows = &scenario_.seed_rows;
@@ -220,6 +231,10 @@ void Simulation::Act(const ScenarioAction& action) {
       return ActLocalView(action, client);
     case ScenarioAction::Kind::kMutate:
       return ActMutate(action, client);
+    case ScenarioAction::Kind::kRoomConnect:
+      return ActRoomConnect(action, client);
+    case ScenarioAction::Kind::kRoomDisconnect:
+      return ActRoomDisconnect(action, client);
   }
 }
 
@@ -321,6 +336,7 @@ void Simulation::ActMutate(const ScenarioAction& action, SimClient* client) {
   auto mid = client->Invoke(action.name, action.args);
   observer_->OnInvoke(lane, queue_.now_ms(), action.name,
                       mid.ok() ? std::optional<int64_t>(*mid) : std::nullopt);
+  if (mid.ok() && client->last_invoke_in_room()) return;  // a room mid: not the daemon's ledger
   if (mid.ok()) {
     opt_props_->OnInvoke(lane, *mid);  // the client model's record: this mid is no fold flush
     Fail(props::CheckFlushOnEnqueue(lane, action.name, *mid, client->backend().inspect()));
@@ -376,6 +392,17 @@ void Simulation::Inject(const ScenarioFault& fault) {
       return;
     case ScenarioFault::Kind::kAuthorityRollback:
       return InjectAuthorityRollback(fault.count);
+    case ScenarioFault::Kind::kRoomRestart:
+    case ScenarioFault::Kind::kRoomLinkBreak:
+    case ScenarioFault::Kind::kRoomPartition:
+    case ScenarioFault::Kind::kOutcomeLoss:
+    case ScenarioFault::Kind::kOutcomeDuplicate:
+    case ScenarioFault::Kind::kOutcomeDelay:
+    case ScenarioFault::Kind::kDeoptStorm:
+    case ScenarioFault::Kind::kRejectStorm:
+    case ScenarioFault::Kind::kFlushLag:
+    case ScenarioFault::Kind::kRoomCrash:
+      return InjectRoomFault(fault);
   }
 }
 
@@ -460,6 +487,14 @@ void Simulation::Heal() {
   // A client whose link is down reconnects (a reconnect may already be scheduled).
   for (auto& c : clients_) {
     if (!network_->up(c->client_id())) c->LinkBroken();
+    for (const auto& [key, link] : c->rooms()) {
+      if (!link->up()) link->LinkBroken();
+    }
+  }
+  for (auto& [doc, st] : rooms_) {
+    st.room->SetStorm(RoomAuthority::Storm::kNone, 0);
+    st.lag_until_ms = -1;
+    st.outcome_loss = st.outcome_duplicate = st.outcome_delay = 0;
   }
 }
 
@@ -470,16 +505,27 @@ void Simulation::Deliver(SimClient* c, const ServerFrame& frame) {
   switch (frame.kind) {
     case ServerFrame::Kind::kWelcome:
       opt_props_->OnWelcome(c->client_id(), frame.boot_id);
+      daemon_progress_[c->client_id()] = {frame.boot_id, -1};
       break;
     case ServerFrame::Kind::kData:
       opt_props_->OnData(c->client_id(), frame.qid, frame.event, frame.epoch, frame.redelivered);
       break;
-    case ServerFrame::Kind::kProgress:
+    case ServerFrame::Kind::kProgress: {
       opt_props_->OnProgress(c->client_id(), frame.cv_min);
+      ++daemon_progress_count_[c->client_id()];
+      auto& p = daemon_progress_[c->client_id()];
+      p.second = std::max(p.second, frame.cv_min);
+      break;
+    }
+    case ServerFrame::Kind::kOutcome:  // rooms only (simulation_rooms.cc DeliverRoom)
       break;
   }
   data_trace_->Frame(c->client_id(), frame, queue_.now_ms());
+  if (c->rooms().empty()) return c->Receive(frame);
+  const auto before = ChannelMarks(*c);
   c->Receive(frame);
+  Fail(props::CheckChannelIsolation(c->client_id(), std::string(kDaemonSource), before,
+                                    ChannelMarks(*c)));
 }
 
 void Simulation::RefreshDirtyFlags() {
@@ -489,6 +535,8 @@ void Simulation::RefreshDirtyFlags() {
     world_.clients[i].local_dirty = clients_[i]->TakeLocalDirty();
   }
   world_.authority_dirty = daemon_->TakeDirty();
+  for (auto& [doc, st] : rooms_) st.room->TakeDirty();
+  if (!rooms_.empty()) RefreshRoomFlags();
 }
 
 RunResult Simulation::Run() {

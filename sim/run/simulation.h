@@ -33,6 +33,12 @@
 // the no-op observer runs.
 // The trace's data lines (seed rows, faults, applied and delivered rows, view checkpoints) come
 // from a DataTracer (trace_data.h) fed from setup, Inject, Deliver and the step loop.
+// Rooms (issue 12; sim/authority/room.h): one RoomAuthority per doc any room action or fault
+// names, on its own engine, seeded with its doc's rows; room_connect / room_disconnect attach a
+// client's RoomLink (room_link.h). Room frames travel the (client, room) path; an outcome frame
+// passes the armed outcome faults (lost / duplicated / re-sent behind the lmid release). After a
+// push the room handled, a flush to the daemon is scheduled (one pending per room) after a lag
+// drawn per flush from Rng fork "flush/<doc>/<seq>" (long while a flush_lag window is open).
 // Scheduling order at equal virtual times: actions (file order), faults (file order), heal.
 #pragma once
 
@@ -49,6 +55,8 @@
 #include "properties/world.h"
 #include "sim/authority/daemon.h"
 #include "sim/authority/daemon_view.h"
+#include "sim/authority/room.h"
+#include "sim/authority/room_view.h"
 #include "sim/world/event_queue.h"
 #include "sim/world/network.h"
 #include "base/rng.h"
@@ -88,6 +96,18 @@ class Simulation {
   void ActWriteLocal(const ScenarioAction& action, SimClient* client);
   void ActLocalView(const ScenarioAction& action, SimClient* client);
   void ActMutate(const ScenarioAction& action, SimClient* client);
+  void ActRoomConnect(const ScenarioAction& action, SimClient* client);
+  void ActRoomDisconnect(const ScenarioAction& action, SimClient* client);
+  // Rooms.
+  void MakeRooms();
+  void SendRoomFrame(RoomAuthority* room, const std::string& client, ServerFrame frame);
+  void PutRoomFrame(const std::string& client, const std::string& key, ServerFrame frame);
+  void DeliverRoom(SimClient* c, const std::string& key, const ServerFrame& frame);
+  void MaybeScheduleFlush(RoomAuthority* room);
+  void Flush(RoomAuthority* room);
+  void InjectRoomFault(const ScenarioFault& fault);
+  void InjectRoomStorm(RoomAuthority* room, RoomAuthority::Storm storm, int64_t duration_ms);
+  void BreakRoomLinks(RoomAuthority* room);
   // One function per fault kind.
   void Inject(const ScenarioFault& fault);
   void InjectLinkBreak(SimClient* c);
@@ -121,6 +141,36 @@ class Simulation {
   std::unique_ptr<Network> network_;
   std::unique_ptr<FrameFaults> frame_faults_;  // after network_: holds a pointer to it
   std::unique_ptr<DaemonAuthority> daemon_;
+  struct RoomState {
+    std::unique_ptr<RoomAuthority> room;
+    bool flush_scheduled = false;
+    int64_t lag_until_ms = -1;     // flush_lag: long lags until then
+    int64_t outcome_loss = 0;      // outcome frames still to lose / duplicate / delay
+    int64_t outcome_duplicate = 0;
+    int64_t outcome_delay = 0;
+    int64_t storm_generation = 0;  // a storm's end only clears its own storm
+  };
+  std::map<std::string, RoomState> rooms_;  // by doc
+  std::vector<std::unique_ptr<RoomRecordView>> room_views_;
+  // The harness's records the room flags (world.h room_flux) are computed from: per client the
+  // daemon boot of its last delivered welcome and the highest cvMin delivered since; per room
+  // flush the daemon (boot, cv) it committed at; per (client, room key) a shadow of the room
+  // lmid stream's release (lmid rows buffered by cv, released at delivered progress).
+  struct RoomLmidShadow {
+    std::vector<std::pair<int64_t, int64_t>> buffered;  // (cv, lmid)
+    int64_t released = 0;
+  };
+  std::map<std::string, std::pair<int64_t, int64_t>> daemon_progress_;
+  std::map<std::pair<std::string, int64_t>, std::pair<int64_t, int64_t>> flush_at_;
+  std::map<std::pair<std::string, std::string>, RoomLmidShadow> room_lmid_;
+  std::map<std::string, std::pair<bool, std::set<std::string>>> room_prev_;
+  std::map<std::string, int64_t> daemon_progress_count_;  // daemon progress frames delivered
+  // (client, room key, mid) → daemon_progress_count_ when its room verdict was first released.
+  std::map<std::tuple<std::string, std::string, int64_t>, int64_t> room_verdict_mark_;
+  void ShadowRoomFrame(const std::string& client, const std::string& key, const ServerFrame& f);
+  void RefreshRoomFlags();
+  // channel-isolation: every channel's (appliedCv, buffered) of `c`.
+  static std::map<std::string, std::pair<int64_t, size_t>> ChannelMarks(const SimClient& c);
   std::vector<std::unique_ptr<SimClient>> clients_;
   std::map<std::string, SimClient*> by_id_;
   std::map<std::pair<int, int64_t>, int64_t> handle_qid_;  // (client, handle) → local qid

@@ -184,6 +184,16 @@ absl::Status ReadLocalView(const ObjectReader& r, const std::string& origin,
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::string> ReadRoomDoc(const ObjectReader& r, const std::string& origin,
+                                        const std::string& path) {
+  std::string doc;
+  SCN_ASSIGN(doc, r.String("doc", true));
+  if (!IsRoomDocName(doc)) {
+    return FieldError(origin, StrCat(path, ".doc"), "a room doc \"issue:<id>\"", r.Find("doc"));
+  }
+  return doc;
+}
+
 // The kind-specific fields of `a` (whose kind is set and whose keys CheckObject accepted).
 absl::Status ReadActionFields(const ObjectReader& r, const std::string& origin,
                               const std::string& path, ScenarioAction& a) {
@@ -204,6 +214,10 @@ absl::Status ReadActionFields(const ObjectReader& r, const std::string& origin,
       return ReadLocalOps(r, origin, path, a);
     case ScenarioAction::Kind::kLocalView:
       return ReadLocalView(r, origin, path, a);
+    case ScenarioAction::Kind::kRoomConnect:
+    case ScenarioAction::Kind::kRoomDisconnect:
+      SCN_ASSIGN(a.doc, ReadRoomDoc(r, origin, path));
+      return absl::OkStatus();
   }
   return absl::InternalError("an action kind with no reader");
 }
@@ -260,6 +274,9 @@ absl::StatusOr<ScenarioFault> FaultFromJson(const json& j, const std::string& or
         break;
       case FieldType::kCount:
         SCN_ASSIGN(f.count, r.Int(key, 1, kMaxStormCount));
+        break;
+      case FieldType::kRoomDoc:
+        SCN_ASSIGN(f.doc, ReadRoomDoc(r, origin, path));
         break;
       default:
         RINDLE_CHECK_MSG(false, StrCat("fault field type ", FieldTypeName(field.type),

@@ -130,6 +130,10 @@ json ActionToJson(const ScenarioAction& a) {
       j["query"] = a.local_query;
       j["handle"] = a.handle;
       break;
+    case ScenarioAction::Kind::kRoomConnect:
+    case ScenarioAction::Kind::kRoomDisconnect:
+      j["doc"] = a.doc;
+      break;
   }
   return j;
 }
@@ -143,6 +147,7 @@ json FaultToJson(const ScenarioFault& f) {
       case FieldType::kClient: j[key] = f.client; break;
       case FieldType::kDurationMs: j[key] = f.duration_ms; break;
       case FieldType::kCount: j[key] = f.count; break;
+      case FieldType::kRoomDoc: j[key] = f.doc; break;
       default:
         RINDLE_CHECK_MSG(false, StrCat("fault field type ", FieldTypeName(field.type),
                                        " has no writer (scenario_kinds.cc row ", spec.name, ")"));

@@ -48,12 +48,22 @@ std::vector<ActionKindSpec> BuildActionKinds() {
        {{"query", FT::kLocalQueryName, true}, {"handle", FT::kNewHandle, true}},
        "a local-only view over the local tables; shares the retain handles' namespace",
        R"({"query": "drafts", "handle": 2})"},
+      {AK::kRoomConnect, "room_connect", {{"doc", FT::kRoomDoc, true}},
+       "the client connects to the doc's room (ConnectSource): room-declared mutations of that "
+       "doc confirm there while it stays connected",
+       R"({"doc": "issue:i001"})"},
+      {AK::kRoomDisconnect, "room_disconnect", {{"doc", FT::kRoomDoc, true}},
+       "the client disconnects from the doc's room (deferred while that domain has pending "
+       "entries; a no-op when not connected)",
+       R"({"doc": "issue:i001"})"},
   };
 }
 
+std::vector<FaultKindSpec> RoomFaultKinds();
+
 std::vector<FaultKindSpec> BuildFaultKinds() {
   // The swarm columns: {rank, late, off_count_max, on_num, on_den, on_count_max}.
-  return {
+  std::vector<FaultKindSpec> kinds = {
       {FK::kLinkBreak, "link_break", {{"client", FT::kClient, true}},
        "the client's link drops; it reconnects after a drawn delay", R"({"client": 1})",
        {0, false, 4, 1, 2, 6}},
@@ -96,6 +106,57 @@ std::vector<FaultKindSpec> BuildFaultKinds() {
        "the authority restarts from an older backup of its durable state: the store and the "
        "ledgers as they were before the last `count` processed envelopes (lmid and cv go back)",
        R"({"count": 2})", {9, true, 0, 0, 1, 0}},
+  };
+  for (FaultKindSpec& k : RoomFaultKinds()) kinds.push_back(std::move(k));
+  return kinds;
+}
+
+std::vector<FaultKindSpec> RoomFaultKinds() {
+  return {
+      // The room kinds: placed by the generator's room pass (scenario_generator.cc), counts
+      // drawn by DrawRooms (swarm.cc); the swarm columns here are unused.
+      {FK::kRoomRestart, "room_restart", {{"doc", FT::kRoomDoc, true}},
+       "the room restarts (new boot id, cv 0, sessions gone; store and ledgers kept) — every "
+       "client's room link drops, the daemon links stay",
+       R"({"doc": "issue:i001"})", {10, true, 0, 0, 1, 0}},
+      {FK::kRoomLinkBreak, "room_link_break",
+       {{"client", FT::kClient, true}, {"doc", FT::kRoomDoc, true}},
+       "the client's link to the room drops (its daemon link stays)",
+       R"({"client": 0, "doc": "issue:i001"})", {11, true, 0, 0, 1, 0}},
+      {FK::kRoomPartition, "room_partition",
+       {{"client", FT::kClient, true}, {"doc", FT::kRoomDoc, true},
+        {"duration_ms", FT::kDurationMs, true}},
+       "the client's path to the room is cut for duration_ms",
+       R"({"client": 0, "doc": "issue:i001", "duration_ms": 100})", {12, true, 0, 0, 1, 0}},
+      {FK::kOutcomeLoss, "outcome_loss",
+       {{"doc", FT::kRoomDoc, true}, {"count", FT::kCount, true}},
+       "the room's next count mutationOutcome frames are lost (the flush's outcome row stays)",
+       R"({"doc": "issue:i001", "count": 1})", {13, true, 0, 0, 1, 0}},
+      {FK::kOutcomeDuplicate, "outcome_duplicate",
+       {{"doc", FT::kRoomDoc, true}, {"count", FT::kCount, true}},
+       "the room's next count outcome frames arrive twice (the second after the lmid release)",
+       R"({"doc": "issue:i001", "count": 1})", {14, true, 0, 0, 1, 0}},
+      {FK::kOutcomeDelay, "outcome_delay",
+       {{"doc", FT::kRoomDoc, true}, {"count", FT::kCount, true}},
+       "the room's next count outcome frames are re-sent behind the lmid release that burns "
+       "their mid (reordered against it)",
+       R"({"doc": "issue:i001", "count": 1})", {15, true, 0, 0, 1, 0}},
+      {FK::kDeoptStorm, "deopt_storm",
+       {{"doc", FT::kRoomDoc, true}, {"duration_ms", FT::kDurationMs, true}},
+       "for duration_ms the room deopts most mutations it processes",
+       R"({"doc": "issue:i001", "duration_ms": 200})", {16, true, 0, 0, 1, 0}},
+      {FK::kRejectStorm, "reject_storm",
+       {{"doc", FT::kRoomDoc, true}, {"duration_ms", FT::kDurationMs, true}},
+       "for duration_ms the room rejects most mutations it processes",
+       R"({"doc": "issue:i001", "duration_ms": 200})", {17, true, 0, 0, 1, 0}},
+      {FK::kFlushLag, "flush_lag",
+       {{"doc", FT::kRoomDoc, true}, {"duration_ms", FT::kDurationMs, true}},
+       "for duration_ms the room's flushes to the daemon lag long",
+       R"({"doc": "issue:i001", "duration_ms": 300})", {18, true, 0, 0, 1, 0}},
+      {FK::kRoomCrash, "room_crash", {{"doc", FT::kRoomDoc, true}},
+       "the room crashes between confirming and flushing: a restart that loses its "
+       "confirmed-unflushed writes (recorded by the harness)",
+       R"({"doc": "issue:i001"})", {19, true, 0, 0, 1, 0}},
   };
 }
 
@@ -144,6 +205,7 @@ std::string_view FieldTypeName(FieldType type) {
     case FT::kBool: return "bool";
     case FT::kLocalOps: return "local ops array";
     case FT::kCount: return "count";
+    case FT::kRoomDoc: return "room doc \"issue:<id>\"";
   }
   return "?";
 }
@@ -230,6 +292,8 @@ std::optional<ScenarioFault::Kind> FaultKindFromName(std::string_view name) {
 bool FaultTargetsClient(ScenarioFault::Kind kind) { return FaultHasField(kind, FT::kClient); }
 bool FaultHasDuration(ScenarioFault::Kind kind) { return FaultHasField(kind, FT::kDurationMs); }
 bool FaultHasCount(ScenarioFault::Kind kind) { return FaultHasField(kind, FT::kCount); }
+bool FaultNamesRoom(ScenarioFault::Kind kind) { return FaultHasField(kind, FT::kRoomDoc); }
+bool IsRoomDocName(std::string_view doc) { return doc.starts_with("issue:") && doc.size() > 6; }
 
 std::vector<ScenarioAction::Kind> AllActionKinds() {
   std::vector<ScenarioAction::Kind> out;

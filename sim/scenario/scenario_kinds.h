@@ -37,6 +37,7 @@ enum class FieldType {
   kBool,            // true or false
   kLocalOps,        // non-empty array of write_local intents (scenario.h)
   kCount,           // integer in [1, kMaxStormCount]
+  kRoomDoc,         // string "issue:<id>": a room's doc (sim/authority/room.h)
 };
 std::string_view FieldTypeName(FieldType type);
 
@@ -106,6 +107,11 @@ bool FaultTargetsClient(ScenarioFault::Kind kind);
 bool FaultHasDuration(ScenarioFault::Kind kind);
 // Fault kinds that have a count (a kCount field).
 bool FaultHasCount(ScenarioFault::Kind kind);
+// Fault kinds that name a room (a kRoomDoc field): placed by the generator's room pass, never by
+// the main fault schedule or the main swarm draw (so adding them moved no other draw).
+bool FaultNamesRoom(ScenarioFault::Kind kind);
+// A well-formed room doc: "issue:" and a non-empty id.
+bool IsRoomDocName(std::string_view doc);
 // Every action / fault kind, in declaration order.
 std::vector<ScenarioAction::Kind> AllActionKinds();
 std::vector<ScenarioFault::Kind> AllFaultKinds();

@@ -42,6 +42,9 @@ std::string ActionDetail(const ScenarioAction& a) {
     }
     case ScenarioAction::Kind::kLocalView:
       return StrCat(a.local_query, " as #", a.handle);
+    case ScenarioAction::Kind::kRoomConnect:
+    case ScenarioAction::Kind::kRoomDisconnect:
+      return a.doc;
   }
   return "";
 }
@@ -61,6 +64,7 @@ std::string FaultLine(const ScenarioFault& f) {
       case FieldType::kClient: StrAppend(&line, " c", f.client); break;
       case FieldType::kDurationMs: StrAppend(&line, " for ", f.duration_ms, "ms"); break;
       case FieldType::kCount: StrAppend(&line, " x", f.count); break;
+      case FieldType::kRoomDoc: StrAppend(&line, " ", f.doc); break;
       default: StrAppend(&line, " ", field.name, "=?"); break;
     }
   }

@@ -143,7 +143,8 @@ TEST(ScenarioTest, Version2ErrorsNameTheFieldAndWhatWasExpected) {
                 "field \"actions[1].client\": expected an integer in [0, 1], got 2");
   ExpectV2Error([](json& d) { d["actions"][1]["kind"] = "jump"; },
                 "field \"actions[1].kind\": expected \"retain\", \"release\", \"mutate\", "
-                "\"mutate_folded\", \"flush_folds\", \"write_local\" or \"local_view\"");
+                "\"mutate_folded\", \"flush_folds\", \"write_local\", \"local_view\", "
+                "\"room_connect\" or \"room_disconnect\"");
   ExpectV2Error([](json& d) { d["actions"][1]["args"] = "x"; },
                 "field \"actions[1].args\": expected a JSON object");
   ExpectV2Error([](json& d) { d["actions"][1].erase("name"); },

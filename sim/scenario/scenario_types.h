@@ -47,7 +47,17 @@ struct LocalOp {
 };
 
 struct ScenarioAction {
-  enum class Kind { kRetain, kRelease, kMutate, kMutateFolded, kFlushFolds, kWriteLocal, kLocalView };
+  enum class Kind {
+    kRetain,
+    kRelease,
+    kMutate,
+    kMutateFolded,
+    kFlushFolds,
+    kWriteLocal,
+    kLocalView,
+    kRoomConnect,
+    kRoomDisconnect
+  };
   int64_t t_ms = 0;
   int client = 0;
   Kind kind = Kind::kMutate;
@@ -62,6 +72,7 @@ struct ScenarioAction {
   bool defer_across_writes = false;
   std::vector<LocalOp> ops;  // kWriteLocal (non-empty)
   std::string local_query;   // kLocalView: one of LocalQueryNames()
+  std::string doc;           // kRoomConnect, kRoomDisconnect: the room's doc "issue:<id>"
 };
 
 struct ScenarioFault {
@@ -75,7 +86,18 @@ struct ScenarioFault {
     kStaleRedelivery,
     kFrameDuplicate,
     kSnapshotOvertake,
-    kAuthorityRollback
+    kAuthorityRollback,
+    // Rooms (issue 12; sim/authority/room.h): every one names its room's doc.
+    kRoomRestart,
+    kRoomLinkBreak,
+    kRoomPartition,
+    kOutcomeLoss,
+    kOutcomeDuplicate,
+    kOutcomeDelay,
+    kDeoptStorm,
+    kRejectStorm,
+    kFlushLag,
+    kRoomCrash
   };
   int64_t t_ms = 0;
   Kind kind = Kind::kLinkBreak;
@@ -83,6 +105,8 @@ struct ScenarioFault {
   int64_t duration_ms = 0;  // kPartition, kProgressStarvation
   int64_t count = 0;        // kResubscribeStorm: cycles; kFrameDuplicate: frames;
                             // kAuthorityRollback: processed envelopes forgotten (1..kMaxStormCount)
+                            // kOutcome*: the room's next count outcome frames
+  std::string doc;          // the room kinds: the room's doc "issue:<id>"
 };
 inline constexpr int64_t kMaxStormCount = 50;
 

@@ -32,7 +32,8 @@ nlohmann::json SwarmDraw::ToJson() const {
           {"same_query_per_mille", same_query_per_mille},
           {"restart_in_fold_per_mille", restart_in_fold_per_mille},
           {"transport_retry", transport_retry},
-          {"early_fault_per_mille", early_fault_per_mille}};
+          {"early_fault_per_mille", early_fault_per_mille},
+          {"room_connect_per_mille", room_connect_per_mille}};
 }
 
 namespace {
@@ -44,6 +45,7 @@ void DrawFaultCounts(Rng& rng, bool swarm, bool late, SwarmDraw& d) {
     const FaultSwarmDraw& f = spec->swarm;
     const std::string name(spec->name);
     if (spec->kind == ScenarioFault::Kind::kAuthorityRollback) continue;  // DrawRollback
+    if (FaultNamesRoom(spec->kind)) continue;                              // DrawRooms
     if (!swarm) {
       d.fault_counts[name] = static_cast<int>(rng.Range(0, f.off_count_max));
     } else if (f.late == late) {
@@ -101,6 +103,20 @@ void DrawRollback(const Rng& rng, bool swarm, SwarmDraw& d) {
       swarm && r.Chance(1, 4) ? static_cast<int>(r.Range(1, 2)) : 0;
 }
 
+// Rooms: in the default mix most clients connect a room and each room fault kind appears in a
+// quarter of the runs; with swarm, rooms are on in 7 of 8 seeds at a drawn rate and each room
+// fault kind in half of them. From a fork of its own, like DrawRollback.
+void DrawRooms(const Rng& rng, bool swarm, SwarmDraw& d) {
+  Rng r = rng.Fork("rooms");
+  d.room_connect_per_mille =
+      swarm ? (r.Chance(7, 8) ? static_cast<uint32_t>(r.Range(400, 1000)) : 0) : 700;
+  for (const FaultKindSpec* spec : FaultKindsInDrawOrder()) {
+    if (!FaultNamesRoom(spec->kind)) continue;
+    const bool on = swarm ? r.Chance(1, 2) : r.Chance(1, 4);
+    d.fault_counts[std::string(spec->name)] = on ? static_cast<int>(r.Range(1, 2)) : 0;
+  }
+}
+
 }  // namespace
 
 SwarmDraw DrawSwarm(Rng& rng, bool swarm) {
@@ -108,6 +124,7 @@ SwarmDraw DrawSwarm(Rng& rng, bool swarm) {
   d.swarm = swarm;
   d.mix = DefaultWorkloadMix();
   DrawRollback(rng, swarm, d);
+  DrawRooms(rng, swarm, d);
   if (!swarm) {
     DrawFaultCounts(rng, /*swarm=*/false, /*late=*/false, d);
     return d;

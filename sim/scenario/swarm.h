@@ -51,6 +51,9 @@ struct SwarmDraw {
   uint32_t retain_per_mille = 80;
   uint32_t release_per_mille = 60;
   std::map<std::string, int> fault_counts;
+  // Rooms (issue 12; DrawRooms, its own fork "rooms"): per client, the chance (per mille) it
+  // connects to a room during the run; the room fault kinds' counts are in fault_counts.
+  uint32_t room_connect_per_mille = 0;
   int64_t partition_ms_max = 1200;
   int64_t starvation_ms_max = 600;
   bool push_loss = true;

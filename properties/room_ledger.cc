@@ -1,0 +1,209 @@
+// room_ledger.cc — the room plane's ledger properties (families.h; seed 002 §7.1, H-v §3.3,
+// §5.1; issue 12). Expectations come from what the harness carried (each client's room push
+// record) and from what the ROOMS did (their own records of every mid's fate), never from the
+// client; the backend's pending list and its on_rejected calls are only checked against them.
+//
+//   room-gapless-mids   per (client, room): the mids first put on the room links' push path are
+//                       1, 2, 3... in first-send order, and every re-send of a mid carries its
+//                       first send's name and args (a mid is never reused)
+//   room-retire         the client's watermark of a room domain (what retires that domain's
+//                       entries) never exceeds the last mid the ROOM processed for the client:
+//                       no room entry is retired as confirmed before its room's verdict. (An
+//                       entry may still leave pending unprocessed when its replay fails on a new
+//                       base — seed 002 drops it — so pending alone is not judged.)
+//   room-rejection      every on_rejected call names a mid its room REJECTED, with the room's
+//                       reason, at most once per mid; at quiescence every rejected mid whose
+//                       outcome frame reached the client was surfaced exactly once
+//   room-deopt-once     at quiescence a deopted mid whose outcome frame reached the client was
+//                       applied exactly once by the daemon (an applied daemon-log entry of that
+//                       client with the mutation's name and args), and never by the room
+//   channel-isolation   (action time, CheckChannelIsolation) a frame delivered on one channel
+//                       never moves another channel's appliedCv or buffer
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "base/source_key.h"
+#include "base/str_util.h"
+#include "properties/families.h"
+
+namespace rindle::props {
+namespace {
+
+using MidKey = std::tuple<std::string, std::string, int64_t>;  // (client, room key, mid)
+
+class RoomLedger : public PropertyFamily {
+ public:
+  MaybeViolation AfterStepClient(const World& w, const ClientState& c, StepCounters*) override {
+    if (c.room_carried == nullptr) return std::nullopt;
+    if (auto v = CheckGapless(c)) return v;
+    if (auto v = CheckRetire(w, c)) return v;
+    return CheckRejections(w, c, /*quiescent=*/false);
+  }
+
+  MaybeViolation AtQuiescence(const World& w) override {
+    for (const ClientState& c : w.clients) {
+      if (c.room_carried == nullptr) continue;
+      if (auto v = CheckRejections(w, c, /*quiescent=*/true)) return v;
+      if (auto v = CheckDeoptOnce(w, c)) return v;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  static MaybeViolation CheckGapless(const ClientState& c) {
+    for (const auto& [key, carried] : *c.room_carried) {
+      std::map<int64_t, const MutationEnvelope*> first;
+      int64_t next = 1;
+      for (const MutationEnvelope& e : carried) {
+        auto it = first.find(e.mid);
+        if (it == first.end()) {
+          if (e.mid != next) {
+            return Violation{"room-gapless-mids", StrCat(c.id, " on ", key, ": first-sent mid ",
+                                                         e.mid, " where ", next, " was next")};
+          }
+          ++next;
+          first.emplace(e.mid, &e);
+        } else if (it->second->name != e.name || it->second->args != e.args) {
+          return Violation{"room-gapless-mids",
+                           StrCat(c.id, " on ", key, ": mid ", e.mid, " re-sent as ", e.name,
+                                  " ", e.args.dump(), ", first sent as ", it->second->name, " ",
+                                  it->second->args.dump())};
+        }
+      }
+    }
+    return std::nullopt;
+  }
+
+  // (client, room, mid) → the room's record index, for every room.
+  static std::map<MidKey, RoomMidRef> Records(const World& w) {
+    std::map<MidKey, RoomMidRef> out;
+    for (const RoomView* r : w.rooms) {
+      for (size_t i = 0, n = r->record_count(); i < n; ++i) {
+        const RoomMidRef rec = r->record(i);
+        out[{std::string(rec.client_id), std::string(r->key()), rec.mid}] = rec;
+      }
+    }
+    return out;
+  }
+
+  // The client's confirmation watermark of a room domain (what retires its entries) never runs
+  // ahead of the mids that room processed for the client (its own record, in mid order).
+  static MaybeViolation CheckRetire(const World& w, const ClientState& c) {
+    const DomainsInspect d = c.backend->InspectDomains();
+    for (const auto& [key, carried] : *c.room_carried) {
+      auto wm = d.watermark.find(key);
+      if (wm == d.watermark.end() || wm->second == 0) continue;
+      int64_t processed = 0;
+      for (const RoomView* r : w.rooms) {
+        if (r->key() != key) continue;
+        for (size_t i = 0, n = r->record_count(); i < n; ++i) {
+          const RoomMidRef rec = r->record(i);
+          if (rec.client_id == c.id) processed = std::max(processed, rec.mid);
+        }
+      }
+      if (wm->second > processed) {
+        return Violation{"room-retire",
+                         StrCat(c.id, ": ", key, " watermark ", wm->second,
+                                " retires entries the room never processed (it processed ",
+                                processed, ")")};
+      }
+    }
+    return std::nullopt;
+  }
+
+  static MaybeViolation CheckRejections(const World& w, const ClientState& c, bool quiescent) {
+    if (c.rejections == nullptr) return std::nullopt;
+    if (c.rejections->empty() && !quiescent) return std::nullopt;
+    const std::map<MidKey, RoomMidRef> records = Records(w);
+    std::map<std::pair<std::string, int64_t>, int64_t> surfaced;
+    for (const RejectionRecord& r : *c.rejections) {
+      if (!IsRoomSource(r.domain)) continue;
+      auto rec = records.find({c.id, r.domain, r.envelope.mid});
+      if (rec == records.end()) {
+        return Violation{"room-rejection", StrCat(c.id, ": on_rejected for ", r.domain, " mid ",
+                                                  r.envelope.mid, " the room never processed")};
+      }
+      if (rec->second.fate == "deopt" &&
+          r.reason.starts_with("deopt re-invocation failed")) {
+        continue;  // a deopt whose daemon re-invocation failed client-side (outcomes.h step 5)
+      }
+      if (rec->second.fate != "rejected" || r.reason != rec->second.reason) {
+        return Violation{"room-rejection",
+                         StrCat(c.id, ": on_rejected(", r.domain, " mid ", r.envelope.mid, ", \"",
+                                r.reason, "\") but the room's fate is ", rec->second.fate,
+                                " \"", rec->second.reason, "\"")};
+      }
+      if (++surfaced[{r.domain, r.envelope.mid}] > 1) {
+        return Violation{"room-rejection", StrCat(c.id, ": ", r.domain, " mid ", r.envelope.mid,
+                                                  "'s rejection surfaced twice")};
+      }
+    }
+    if (!quiescent) return std::nullopt;
+    for (const auto& [key, rec] : records) {
+      const auto& [client, room, mid] = key;
+      if (client != c.id || rec.fate != "rejected") continue;
+      if (!c.outcomes_delivered->contains({room, mid})) continue;  // lost: the flush row stays
+      if (!surfaced.contains({room, mid})) {
+        return Violation{"room-rejection", StrCat(c.id, ": ", room, " mid ", mid,
+                                                  " was rejected (\"", rec.reason,
+                                                  "\") and its outcome delivered, but "
+                                                  "on_rejected never surfaced it")};
+      }
+    }
+    return std::nullopt;
+  }
+
+  static MaybeViolation CheckDeoptOnce(const World& w, const ClientState& c) {
+    const AuthorityView& a = *w.authority;
+    for (const RoomView* r : w.rooms) {
+      for (size_t i = 0, n = r->record_count(); i < n; ++i) {
+        const RoomMidRef rec = r->record(i);
+        if (rec.client_id != c.id || rec.fate != "deopt") continue;
+        if (!c.outcomes_delivered->contains({std::string(r->key()), rec.mid})) continue;
+        bool failed_client_side = false;  // outcomes.h step 5: surfaced instead
+        for (const RejectionRecord& rj : *c.rejections) {
+          failed_client_side = failed_client_side ||
+                               (rj.domain == r->key() && rj.envelope.mid == rec.mid);
+        }
+        if (failed_client_side) continue;
+        // Processed once by the daemon (its twin's verdict, applied or burnt, is the daemon's).
+        int64_t applied = 0;
+        for (size_t k = 0, m = a.processed_count(); k < m; ++k) {
+          const ProcessedRef p = a.processed(k);
+          if (p.client_id == c.id && p.name == rec.name && *p.args == *rec.args) ++applied;
+        }
+        if (applied != 1) {
+          return Violation{"room-deopt-once",
+                           StrCat(c.id, ": ", r->key(), " deopted mid ", rec.mid, " (", rec.name,
+                                  " ", rec.args->dump(), ") was processed by the daemon ", applied,
+                                  " times, not once")};
+        }
+      }
+    }
+    return std::nullopt;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<PropertyFamily> MakeRoomLedger() { return std::make_unique<RoomLedger>(); }
+
+MaybeViolation CheckChannelIsolation(const std::string& client, const std::string& delivered_on,
+                                     const std::map<std::string, std::pair<int64_t, size_t>>& before,
+                                     const std::map<std::string, std::pair<int64_t, size_t>>& after) {
+  for (const auto& [key, was] : before) {
+    if (key == delivered_on) continue;
+    auto it = after.find(key);
+    if (it == after.end() || it->second == was) continue;
+    return Violation{"channel-isolation",
+                     StrCat(client, ": a frame on ", delivered_on, " moved channel ", key,
+                            " (appliedCv ", was.first, " → ", it->second.first, ", buffered ",
+                            was.second, " → ", it->second.second, ")")};
+  }
+  return std::nullopt;
+}
+
+}  // namespace rindle::props

@@ -1,0 +1,25 @@
+// room_policy.cc — see room_policy.h.
+#include "sim/workload/room_policy.h"
+
+#include "sim/workload/mutators.h"
+
+namespace rindle::sim {
+
+std::string IssueDoc(const std::string& issue_id) { return kIssueDocPrefix + issue_id; }
+
+std::optional<std::string> RoomDocFor(const std::string& name, const nlohmann::json& args) {
+  if (name != "addComment") return std::nullopt;
+  if (!args.is_object() || !args.contains("issueId") || !args["issueId"].is_string()) {
+    return std::nullopt;
+  }
+  const std::string id = args["issueId"].get<std::string>();
+  if (id.empty()) return std::nullopt;
+  return IssueDoc(id);
+}
+
+std::map<std::string, Mutator> RoomTwins() {
+  const std::map<std::string, Mutator> server = ServerMutators();
+  return {{"addComment", server.at("addComment")}};
+}
+
+}  // namespace rindle::sim

@@ -1,0 +1,29 @@
+// room_policy.h — the app's realtime use of rooms (issue 12): a room per issue, doc
+// "issue:<id>", owning that issue's comment thread. Stateless.
+//
+// Room-declared mutators (RoomDeclaredMutators): addComment — its args name the issue
+// (args.issueId), so the client's domain policy can route it to RoomSourceKey("issue:<id>")
+// when the client is connected to that room, and the room runs the same server twin. Every other
+// mutator confirms on the daemon. RoomDocFor(name, args) is that declaration: the doc a
+// room-declared mutation belongs to, or nullopt (not room-declared, or args without a string
+// issueId). Source: seed 002 §7.1 domainPolicy; the app's comment thread.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "nlohmann/json.hpp"
+#include "optimistic/mutation_tx.h"
+
+namespace rindle::sim {
+
+inline constexpr char kIssueDocPrefix[] = "issue:";
+
+// "issue:" + id.
+std::string IssueDoc(const std::string& issue_id);
+std::optional<std::string> RoomDocFor(const std::string& name, const nlohmann::json& args);
+// The room's twins: the server twins of the room-declared mutators (ServerMutators()).
+std::map<std::string, Mutator> RoomTwins();
+
+}  // namespace rindle::sim
