@@ -31,6 +31,8 @@
 //                          data (from the tap's StepRecord) that explains it
 //   cv_promise.cc          no data frame at or below a delivered cvMin on one connection; no data
 //                          released older than a released confirmation (the tap's StepRecord)
+//   fence_liveness.cc      no resync fence holds progress past a bound once every registration
+//                          the link carried has its snapshot delivered (the harness's record)
 //   folds.cc               at action time: a fold-legal folded invoke is accepted, FlushFolds
 //                          leaves no window open, flush-on-enqueue (seed 002 §4.2)
 // Source: SPEC §3, §4; seed 002 §4.2, §5.1.
@@ -77,6 +79,7 @@ std::unique_ptr<PropertyFamily> MakeResendFaithful();
 // `invariants` must outlive the family (its StepRecord is the tap these read).
 std::unique_ptr<PropertyFamily> MakeNoFlicker(OptimisticInvariants* invariants);
 std::unique_ptr<PropertyFamily> MakeCvPromise(OptimisticInvariants* invariants);
+std::unique_ptr<PropertyFamily> MakeFenceLiveness(OptimisticInvariants* invariants);
 
 // Every family of a simulated run, in reporting order.
 Checker MakeRunChecker(OptimisticInvariants* invariants);

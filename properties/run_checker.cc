@@ -32,6 +32,7 @@ Checker MakeRunChecker(OptimisticInvariants* invariants) {
   checker.Add(MakeLocalTables(), {"local-tables", "local-rows"});
   checker.Add(MakeCvPromise(invariants), {"cv-promise"});
   checker.Add(MakeNoFlicker(invariants), {"no-flicker"});
+  checker.Add(MakeFenceLiveness(invariants), {"fence-liveness"});
   return checker;
 }
 

@@ -37,6 +37,12 @@ namespace rindle::props {
 // The run's counters (name → count); properties bump e.g. check.model_reorder_window_skip.
 using StepCounters = std::map<std::string, int64_t>;
 
+// What the harness's transport carried upstream on a client's link (ClientState::link).
+struct LinkRecord {
+  int64_t connections = 0;                // Connect()s so far; each starts a fresh record
+  std::map<int64_t, int64_t> registered;  // qid → RegisterQuery messages sent on this connection
+};
+
 // One simulated client as the properties see it.
 struct ClientState {
   std::string id;  // "c<i>"
@@ -54,6 +60,10 @@ struct ClientState {
   const std::map<std::string, std::map<std::string, RowValues>>* local_rows = nullptr;
   bool dirty = false;
   bool local_dirty = false;
+  // The harness's record of the client's link (its source, sim/run/sim_client.h): how many
+  // connections it opened, and per qid the registrations it put on the link since the current
+  // one opened (the lmid query's and overflow re-registrations included). fence_liveness.cc.
+  const LinkRecord* link = nullptr;
 };
 
 // One processed envelope of the authority's log (valid until the log next grows).

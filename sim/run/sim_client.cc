@@ -53,6 +53,7 @@ void SimClient::RegisterQuery(int64_t qid, const RemoteQuery& query) {
   registry_[qid] = query;
   const std::string client = client_id_;
   if (network_->tapped()) network_->Label(StrCat("register q", qid, " ", query.name));
+  if (network_->up(client_id_)) ++link_record_.registered[qid];
   network_->SendToServer(client_id_, [this, client, qid, query] {
     daemon_->Register(client, qid, query);
   });
@@ -126,6 +127,8 @@ void SimClient::Connect() {
   reconnect_scheduled_ = false;
   if (network_->up(client_id_)) return;
   network_->Connect(client_id_);
+  ++link_record_.connections;
+  link_record_.registered.clear();
   TraceLine({{"ev", "connect"}});
   const std::string client = client_id_;
   network_->Label("connect");
@@ -134,6 +137,7 @@ void SimClient::Connect() {
     if (network_->tapped()) {
       network_->Label(StrCat("register q", qid, " ", query.name, " (resync)"));
     }
+    ++link_record_.registered[qid];
     network_->SendToServer(client_id_, [this, client, qid = qid, query = query] {
       daemon_->Register(client, qid, query);
     });

@@ -164,6 +164,7 @@ void Simulation::BuildWorld() {
     s.sent = &c->sent();
     s.carried = &c->carried();
     s.local_rows = &c->local_rows();
+    s.link = &c->link_record();
     world_.clients.push_back(std::move(s));
   }
   world_.authority = authority_view_.get();
