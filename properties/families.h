@@ -33,6 +33,8 @@
 //                          released older than a released confirmation (the tap's StepRecord)
 //   fence_liveness.cc      no resync fence holds progress past a bound once every registration
 //                          the link carried has its snapshot delivered (the harness's record)
+//   push_drain.cc          the authority processed every mid whose push reached it with all its
+//                          predecessors (the harness's record of delivered pushes)
 //   folds.cc               at action time: a fold-legal folded invoke is accepted, FlushFolds
 //                          leaves no window open, flush-on-enqueue (seed 002 §4.2)
 // Source: SPEC §3, §4; seed 002 §4.2, §5.1.
@@ -80,6 +82,7 @@ std::unique_ptr<PropertyFamily> MakeResendFaithful();
 std::unique_ptr<PropertyFamily> MakeNoFlicker(OptimisticInvariants* invariants);
 std::unique_ptr<PropertyFamily> MakeCvPromise(OptimisticInvariants* invariants);
 std::unique_ptr<PropertyFamily> MakeFenceLiveness(OptimisticInvariants* invariants);
+std::unique_ptr<PropertyFamily> MakePushDrain();
 
 // Every family of a simulated run, in reporting order.
 Checker MakeRunChecker(OptimisticInvariants* invariants);

@@ -12,7 +12,7 @@
 
 namespace rindle::props {
 
-inline constexpr std::array<std::string_view, 43> kPropertyNames = {
+inline constexpr std::array<std::string_view, 44> kPropertyNames = {
     "authority-health", "authority-model", "client-health",   "convergence",
     "crash",            "events==view",    "flush-on-enqueue", "fold",
     "fold-wire",        "gapless-mids",    "gate-model",      "head==sync+pending",
@@ -27,7 +27,7 @@ inline constexpr std::array<std::string_view, 43> kPropertyNames = {
     "merge-error",      "merge-fold",      "merge-fence",     "merge-view==fresh",
     "merge-rows",       "merge-provenance", "merge-held-back", "merge-routing",
     "merge-writable",   "merge-setup",     "merge-source-rows",
-    "fence-liveness",
+    "fence-liveness",   "push-drain",
 };
 
 inline bool IsKnownPropertyName(std::string_view name) {

@@ -33,6 +33,7 @@ Checker MakeRunChecker(OptimisticInvariants* invariants) {
   checker.Add(MakeCvPromise(invariants), {"cv-promise"});
   checker.Add(MakeNoFlicker(invariants), {"no-flicker"});
   checker.Add(MakeFenceLiveness(invariants), {"fence-liveness"});
+  checker.Add(MakePushDrain(), {"push-drain"});
   return checker;
 }
 

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -37,10 +38,16 @@ namespace rindle::props {
 // The run's counters (name → count); properties bump e.g. check.model_reorder_window_skip.
 using StepCounters = std::map<std::string, int64_t>;
 
-// What the harness's transport carried upstream on a client's link (ClientState::link).
+// What the harness's transport carried upstream on a client's link (ClientState::link) and its
+// push path.
 struct LinkRecord {
   int64_t connections = 0;                // Connect()s so far; each starts a fresh record
   std::map<int64_t, int64_t> registered;  // qid → RegisterQuery messages sent on this connection
+  // Every mid whose push (a first send, a retry, a re-send or a duplicate copy) the network
+  // delivered to the authority since the authority last lost its held pushes (a restart or a
+  // rollback), and the client's lmid at the authority right after that (0 at the start).
+  std::set<int64_t> pushes_delivered;
+  int64_t pushes_base = 0;
 };
 
 // One simulated client as the properties see it.

@@ -99,7 +99,11 @@ void SimClient::SendPush(int64_t mid, int attempt) {
     network_->Label(StrCat("push mid ", mid, " ", env.name, attempt > 0 ? " (retry)" : ""));
   }
   network_->Push(
-      client_id_, [this, env] { return daemon_->HandlePush(env); },
+      client_id_,
+      [this, env] {
+        link_record_.pushes_delivered.insert(env.mid);  // the harness's record (world.h)
+        return daemon_->HandlePush(env);
+      },
       [this, mid] {
         if (unacked_.erase(mid) > 0) TraceLine({{"ev", "ack"}, {"mid", mid}});
       });

@@ -110,6 +110,12 @@ class SimClient : public OptimisticSource {
   const std::vector<MutationEnvelope>& carried() const { return carried_; }
   // What this client's source put on its link: connections and registrations (world.h).
   const props::LinkRecord& link_record() const { return link_record_; }
+  // The authority lost its held pushes (a restart or rollback); `lmid`: this client's lmid there
+  // now. Starts the record of delivered pushes afresh (world.h LinkRecord).
+  void RestartPushRecord(int64_t lmid) {
+    link_record_.pushes_delivered.clear();
+    link_record_.pushes_base = lmid;
+  }
   // Local-only views: qid → (local query name, AST).
   const std::map<int64_t, std::pair<std::string, Ast>>& local_views() const { return local_views_; }
   // The model of the local tables: table → id → row.
