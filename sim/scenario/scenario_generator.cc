@@ -629,6 +629,7 @@ void AddCardDrags(const Rng& root, Scenario& s) {
   // Its own stream: the drags' draws are those of a seed without board screens.
   Rng board_rng = root.Fork("workload/board-screens");
   std::vector<BoardScreen> boards;
+  const bool releases = s.swarm.value("release_per_mille", 0) > 0;
   const std::vector<std::string>& statuses = FindMutatorArg("setStatus", "status")->values;
   auto issues = s.seed_rows.find("issue");
   if (issues == s.seed_rows.end() || issues->second.empty()) return;
@@ -667,7 +668,8 @@ void AddCardDrags(const Rng& root, Scenario& s) {
       a.args = {{"id", row[0].as_string()}, {"status", status}, {"updatedAt", t}};
       drags.push_back(std::move(a));
     }
-    if (board_rng.Chance(1, 2) && f.t_ms >= kBoardLeadMs &&
+    // A board screen releases views: none when the swarm turned releases off.
+    if (board_rng.Chance(1, 2) && releases && f.t_ms >= kBoardLeadMs &&
         (boards.empty() || boards.back().to_ms < f.t_ms - kBoardLeadMs)) {
       boards.push_back(BoardScreen{f.client, f.t_ms - kBoardLeadMs, retain->t_ms,
                                    statuses[first], statuses[second]});
