@@ -151,9 +151,12 @@ TEST_F(FenceTest, OverflowTailLmidHelloAfterTheFenceReleasedDoesNotFenceAgain) {
   source_.Snapshot(1, 14, "issue", {Issue("a", "A"), Issue("b", "B")});
   source_.Progress(14);
   EXPECT_EQ(ViewIds(1), (std::vector<std::string>{"a", "b"}));
-  EXPECT_EQ(backend_->inspect().pending.size(), 0u);
+  // Still fenced: re-registration 1's lmid snapshot answered an older registration, so the fence
+  // waits for re-registration 2's (gate.h ExpectHellos; the lmid-gap test below).
+  EXPECT_EQ(backend_->inspect().pending.size(), 1u);
   LmidSnapshot(15, 1);  // re-registration 2's lmid answer: not a reconnect
   source_.Progress(15);
+  EXPECT_EQ(backend_->inspect().pending.size(), 0u);
   ASSERT_TRUE(backend_->Invoke("createIssue", {{"id", "c"}, {"title", "C"}}).ok());
   source_.Batch(1, 16, {RowOp{RowOp::Kind::kAdd, "issue", Issue("c", "C"), {}}});
   source_.Lmid(16, kClient, 2);
@@ -162,6 +165,39 @@ TEST_F(FenceTest, OverflowTailLmidHelloAfterTheFenceReleasedDoesNotFenceAgain) {
   EXPECT_EQ(backend_->fence_holds(), holds);  // before the fix: held
   EXPECT_EQ(ViewIds(1), (std::vector<std::string>{"a", "b", "c"}));
   EXPECT_EQ(backend_->inspect().pending.size(), 0u);  // before the fix: mid 2 pending forever
+  EXPECT_EQ(backend_->inspect().buffered_frames, 0u);
+}
+
+// The lmid query's unregister/re-register gap (issue 11): an overflow's Reregister sends the lmid
+// query's unregister and register as two link messages, and a push the authority processes
+// between them ships its data batch with no lmid frame. Safe only while the fence waits for THAT
+// registration's lmid snapshot. Here a second overflow hit while the first re-registration's
+// answers were in flight (the seed-1921 shape): the first one's lmid snapshot, arriving inside
+// the second fence, completed it, so the gap's data batch (inc, k 1 → 2) released with mid 1
+// still pending and the head showed k = 3.
+TEST_F(FenceTest, AnOlderRegistrationsLmidSnapshotDoesNotCompleteTheFence) {
+  Hydrate(1, "counter", "counters", {Counter("k", 1)}, 1);
+  ASSERT_TRUE(backend_->Invoke("inc", {{"id", "k"}}).ok());
+  for (int cv = 2; cv <= 5; ++cv) source_.Batch(1, cv, {});  // no progress: overflow 1
+  ASSERT_EQ(backend_->overflows(), 1);
+  source_.Hello(1, {});  // re-registration 1's answers start to arrive
+  source_.Snapshot(1, 6, "counter", {Counter("k", 1)});
+  for (int cv = 7; cv <= 11; ++cv) source_.Batch(1, cv, {});  // still no progress: overflow 2
+  ASSERT_EQ(backend_->overflows(), 2);
+  LmidSnapshot(12, 0);  // re-registration 1's lmid answer
+  source_.Hello(1, {});  // re-registration 2's data answer and the progress after it
+  source_.Snapshot(1, 13, "counter", {Counter("k", 1)});
+  source_.Progress(13);
+  EXPECT_EQ(Head("counter"), (std::vector<RowValues>{Counter("k", 2)}));
+  // The authority unregistered the lmid query (re-registration 2), then processed mid 1: a data
+  // batch and no lmid frame; then the progress after that commit.
+  source_.Batch(1, 14, {RowOp{RowOp::Kind::kEdit, "counter", Counter("k", 2), Counter("k", 1)}});
+  source_.Progress(14);
+  EXPECT_EQ(Head("counter"), (std::vector<RowValues>{Counter("k", 2)}));  // before the fix: 3
+  LmidSnapshot(15, 1);  // re-registration 2's lmid answer confirms mid 1
+  source_.Progress(15);
+  EXPECT_EQ(Head("counter"), (std::vector<RowValues>{Counter("k", 2)}));
+  EXPECT_EQ(backend_->inspect().pending.size(), 0u);
   EXPECT_EQ(backend_->inspect().buffered_frames, 0u);
 }
 

@@ -232,6 +232,7 @@ TEST_P(RandomBackendTest, RebaseInvariantHoldsAndEverythingConverges) {
       if (line.rfind("register ", 0) != 0) continue;
       const int64_t qid = std::stoll(line.substr(9));
       if (qid == kLmidQid) {
+        src.Hello(kLmidQid, {});  // every registration's answer opens with a hello
         src.Snapshot(kLmidQid, auth.cv, kClientMutationsTable,
                      {{Value::String(kClient), Value::Int(auth.lmid)}});
       } else {

@@ -1,6 +1,7 @@
 #include "optimistic/channel.h"
 
 #include <algorithm>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -77,6 +78,9 @@ void Channel::Resubscribe(int64_t qid, const RemoteQuery& remote) {
 }
 
 void Channel::Reregister(const std::vector<std::pair<int64_t, const RemoteQuery*>>& live) {
+  std::set<int64_t> qids = {kLmidQid};
+  for (const auto& [source_qid, remote] : live) qids.insert(source_qid);
+  gate_.ExpectHellos(qids);  // an older registration's answers may still be in flight (gate.h)
   for (const auto& [source_qid, remote] : live) {
     RINDLE_CHECK(remote != nullptr);
     source_->UnregisterQuery(source_qid);

@@ -11,6 +11,9 @@ size_t SourceGate::OnHello(int64_t qid) {
   const size_t before = buffer_.size();
   std::erase_if(buffer_, [qid](const BufferedFrame& f) { return f.qid == qid; });
   if (fenced_ && fence_all_.contains(qid)) fence_waiting_.insert(qid);  // a new epoch's snapshot
+  if (auto it = owed_hellos_.find(qid); it != owed_hellos_.end() && --it->second == 0) {
+    owed_hellos_.erase(it);
+  }
   return before - buffer_.size();
 }
 
@@ -30,7 +33,8 @@ SourceGate::Admit SourceGate::OnData(int64_t qid, const NormalizedEvent& ev) {
     buffer_.clear();
     return Admit::kOverflow;  // the caller re-registers and begins a new fence
   }
-  if (fenced_ && ev.type == NormalizedEvent::Type::kSnapshot && fence_all_.contains(qid)) {
+  if (fenced_ && ev.type == NormalizedEvent::Type::kSnapshot && fence_all_.contains(qid) &&
+      !owed_hellos_.contains(qid)) {  // an older registration's snapshot does not count
     fence_waiting_.erase(qid);
     fence_cv_ = std::max(fence_cv_, ev.cv);
   }
@@ -77,6 +81,7 @@ size_t SourceGate::DropQuery(int64_t qid) {
   std::erase_if(buffer_, [qid](const BufferedFrame& f) { return f.qid == qid; });
   fence_all_.erase(qid);
   fence_waiting_.erase(qid);
+  owed_hellos_.erase(qid);
   return before - buffer_.size();
 }
 
@@ -87,17 +92,23 @@ void SourceGate::Reset() {
   fenced_ = false;
   fence_all_.clear();
   fence_waiting_.clear();
+  owed_hellos_.clear();
 }
 
 size_t SourceGate::DropConnection() {
   const size_t n = buffer_.size();
   buffer_.clear();
   connection_dropped_ += static_cast<int64_t>(n);
+  owed_hellos_.clear();  // the registrations of the dead connection are answered no more
   if (fenced_) {  // the fenced snapshots buffered so far were dropped too: all are owed again
     fence_waiting_ = fence_all_;
     fence_cv_ = 0;
   }
   return n;
+}
+
+void SourceGate::ExpectHellos(const std::set<int64_t>& qids) {
+  for (int64_t qid : qids) ++owed_hellos_[qid];
 }
 
 void SourceGate::BeginFence(std::set<int64_t> qids) {
@@ -110,7 +121,8 @@ void SourceGate::BeginFence(std::set<int64_t> qids) {
   // data sub's hello and snapshot arrived before the lmid hello that begins the fence, and the
   // fence waited for that snapshot forever (every later mutation stayed pending).
   for (const BufferedFrame& f : buffer_) {
-    if (f.kind == NormalizedEvent::Type::kSnapshot && fence_all_.contains(f.qid)) {
+    if (f.kind == NormalizedEvent::Type::kSnapshot && fence_all_.contains(f.qid) &&
+        !owed_hellos_.contains(f.qid)) {
       fence_waiting_.erase(f.qid);
       fence_cv_ = std::max(fence_cv_, f.cv);
     }

@@ -20,6 +20,13 @@
 // those snapshots' cvs; then one Release hands them over together, in (cv, arrival) order. A
 // hello for a fenced qid (a new epoch: its buffered snapshot was dropped) makes it wait again;
 // a snapshot already buffered when the fence begins (current epoch, current connection) counts.
+// An overflow re-registration owes one hello per qid it re-registered (ExpectHellos): until the
+// last owed hello of a qid is here, a snapshot of it answers an OLDER registration still in
+// flight and does not count for the fence. Otherwise a second overflow hit while the first
+// re-registration's answers were in flight let the first one's lmid snapshot complete the second
+// fence, and a push the authority processed between the second re-registration's lmid
+// unregister and register (two link messages; its data batch had no lmid frame) released its
+// effect while the mutation was still pending: applied twice (issue 11, the lmid gap).
 // While fenced, a batch for a qid still waiting is of the superseded epoch and is dropped
 // (kStale), and the cap grows by the number of fenced qids (their snapshots are owed, not
 // backlog) — otherwise a cap below the number of subs would overflow on every re-registration.
@@ -40,6 +47,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -76,6 +84,8 @@ class SourceGate {
   size_t DropConnection();
   // Starts a fence over `qids` (replacing any).
   void BeginFence(std::set<int64_t> qids);
+  // An overflow re-registration of `qids` went out: one more hello owed for each (see above).
+  void ExpectHellos(const std::set<int64_t>& qids);
   bool fenced() const { return fenced_; }
   // Releases the fence held back (progress frames that released nothing).
   int64_t fence_holds() const { return fence_holds_; }
@@ -111,6 +121,7 @@ class SourceGate {
   int64_t fence_holds_ = 0;
   int64_t fence_spared_ = 0;
   int64_t held_cv_min_ = 0;  // the highest cvMin a fence held back (this timeline: Reset clears)
+  std::map<int64_t, int64_t> owed_hellos_;  // qid → re-registrations' hellos not yet here
 };
 
 }  // namespace rindle

@@ -122,6 +122,8 @@ class ClientModel {
   // The client's resync fence began over `qids` (gate_model.h; the caller decides when: a
   // (re)connect's lmid hello, an overflow re-registration), as the client's gate does.
   void BeginFence(std::set<int64_t> qids) { gate_.BeginFence(std::move(qids)); }
+  // The client re-registered `qids` after an overflow (gate_model.h ExpectHellos).
+  void ExpectHellos(const std::set<int64_t>& qids) { gate_.ExpectHellos(qids); }
 
   // --- the harness's record of the client's writes ---
   // A normal Invoke took `mid` (its envelope is no fold flush).

@@ -24,7 +24,7 @@ GateModel::Arrival GateModel::Push(const Frame& frame) {
     buffer_.clear();
     return Arrival::kOverflow;
   }
-  if (fenced_ && frame.snapshot && fence_.contains(frame.qid)) {
+  if (fenced_ && frame.snapshot && fence_.contains(frame.qid) && !owed_.contains(frame.qid)) {
     missing_.erase(frame.qid);
     fence_cv_ = std::max(fence_cv_, frame.cv);
   }
@@ -35,6 +35,7 @@ size_t GateModel::Drop(int64_t qid) {
   const size_t before = buffer_.size();
   std::erase_if(buffer_, [qid](const Frame& f) { return f.qid == qid; });
   if (fenced_ && fence_.contains(qid)) missing_.insert(qid);
+  if (auto it = owed_.find(qid); it != owed_.end() && --it->second == 0) owed_.erase(it);
   return before - buffer_.size();
 }
 
@@ -42,17 +43,23 @@ size_t GateModel::Forget(int64_t qid) {
   const size_t n = Drop(qid);
   fence_.erase(qid);
   missing_.erase(qid);
+  owed_.erase(qid);
   return n;
 }
 
 size_t GateModel::DropAll() {
   const size_t n = buffer_.size();
   buffer_.clear();
+  owed_.clear();
   if (fenced_) {
     missing_ = fence_;
     fence_cv_ = 0;
   }
   return n;
+}
+
+void GateModel::ExpectHellos(const std::set<int64_t>& qids) {
+  for (int64_t qid : qids) ++owed_[qid];
 }
 
 void GateModel::BeginFence(std::set<int64_t> qids) {
@@ -62,7 +69,7 @@ void GateModel::BeginFence(std::set<int64_t> qids) {
   fence_cv_ = 0;
   // A snapshot buffered before the fence began is of its qid's current epoch: not missing.
   for (const Frame& f : buffer_) {
-    if (f.snapshot && fence_.contains(f.qid)) {
+    if (f.snapshot && fence_.contains(f.qid) && !owed_.contains(f.qid)) {
       missing_.erase(f.qid);
       fence_cv_ = std::max(fence_cv_, f.cv);
     }
@@ -94,6 +101,7 @@ void GateModel::Reset() {
   fenced_ = false;
   fence_.clear();
   missing_.clear();
+  owed_.clear();
 }
 
 }  // namespace rindle

@@ -24,12 +24,16 @@
 //     cvs; a hello for a fenced qid makes it wait again (its buffered snapshot was dropped);
 //     while fenced a batch for a qid still waiting is stale, the cap grows by the number of
 //     fenced qids, and a frame a held progress covers (cv ≤ the highest cvMin the fence held
-//     back) does not count against it — only the fence holds it (seed 1921).
+//     back) does not count against it — only the fence holds it (seed 1921);
+//   * an overflow re-registration owes one hello per re-registered qid (ExpectHellos): until the
+//     last owed hello of a qid is here its snapshot answers an older registration and does not
+//     count for the fence (issue 11, the lmid gap); a reconnect or restart forgets what is owed.
 // Plain ints only: the model shares no type with optimistic/ (ARCHITECTURE §5).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -57,6 +61,8 @@ class GateModel {
   // A reconnect: drops every buffered frame; returns how many.
   size_t DropAll();
   void BeginFence(std::set<int64_t> qids);
+  // The client re-registered `qids` after an overflow: one more hello owed for each.
+  void ExpectHellos(const std::set<int64_t>& qids);
   bool fenced() const { return fenced_; }
   // Releases the frames with cv ≤ cv_min, in (cv, arrival) order. `cv_min` may be below appliedCv
   // (appliedCv never moves back).
@@ -78,6 +84,7 @@ class GateModel {
   std::set<int64_t> missing_;        // fenced qids with no snapshot buffered
   int64_t fence_cv_ = 0;             // highest cv of the fenced snapshots buffered
   int64_t held_cv_min_ = 0;          // highest cvMin a fence held back (Reset clears)
+  std::map<int64_t, int64_t> owed_;  // qid → re-registrations' hellos not yet here
 };
 
 }  // namespace rindle

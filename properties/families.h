@@ -35,6 +35,10 @@
 //                          room entry never retired before its room processed it, rejections
 //                          surfaced once with the room's reason, a delivered deopt processed
 //                          once by the daemon; at action time channel isolation
+//   fence_liveness.cc      no resync fence holds progress past a bound once every registration
+//                          the link carried has its snapshot delivered (the harness's record)
+//   push_drain.cc          the authority processed every mid whose push reached it with all its
+//                          predecessors (the harness's record of delivered pushes)
 //   folds.cc               at action time: a fold-legal folded invoke is accepted, FlushFolds
 //                          leaves no window open, flush-on-enqueue (seed 002 §4.2)
 // Source: SPEC §3, §4; seed 002 §4.2, §5.1.
@@ -88,6 +92,8 @@ std::unique_ptr<PropertyFamily> MakeRoomLedger();
 MaybeViolation CheckChannelIsolation(const std::string& client, const std::string& delivered_on,
                                      const std::map<std::string, std::pair<int64_t, size_t>>& before,
                                      const std::map<std::string, std::pair<int64_t, size_t>>& after);
+std::unique_ptr<PropertyFamily> MakeFenceLiveness(OptimisticInvariants* invariants);
+std::unique_ptr<PropertyFamily> MakePushDrain();
 
 // Every family of a simulated run, in reporting order.
 Checker MakeRunChecker(OptimisticInvariants* invariants);

@@ -75,9 +75,13 @@ OptimisticInvariants::OptimisticInvariants(size_t buffer_cap, Schema schema,
   RINDLE_CHECK(mutators_ != nullptr);
 }
 
-void OptimisticInvariants::BeginFence(Client& c) {
+void OptimisticInvariants::BeginFence(Client& c, bool reregistered) {
   std::set<int64_t> qids = {kLmidQid};
   for (const auto& [key, sub] : c.subs.subs()) qids.insert(sub.source_qid);
+  if (reregistered) {  // an overflow's re-registration: one hello owed per qid (gate_model.h)
+    c.model.ExpectHellos(qids);
+    c.gate.ExpectHellos(qids);
+  }
   c.resync_since_fence = false;
   c.model.BeginFence(qids);  // the client model's own gate fences alike
   c.gate.BeginFence(std::move(qids));
@@ -184,7 +188,7 @@ void OptimisticInvariants::OnData(const std::string& client, int64_t qid,
       break;
     case GateModel::Arrival::kOverflow:  // the client re-registers everything: a fence
       c.tables_of.clear();
-      BeginFence(c);
+      BeginFence(c, /*reregistered=*/true);
       break;
     case GateModel::Arrival::kStale:
       break;

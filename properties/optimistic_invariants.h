@@ -208,8 +208,9 @@ class OptimisticInvariants {
   }
 
   bool HelloIsSkewed(const std::vector<WireTable>& tables) const;
-  // The shadow gate's resync fence over the live subs and the lmid query.
-  static void BeginFence(Client& c);
+  // The shadow gate's resync fence over the live subs and the lmid query (`reregistered`: an
+  // overflow's re-registration, which owes a hello per qid).
+  static void BeginFence(Client& c, bool reregistered = false);
   // The parts of Check(), in its order.
   MaybeViolation CheckGate(Client& c, const std::string& client, const OptimisticBackend& b,
                            const Inspect& insp, const std::map<int64_t, ViewInfo>& views);

@@ -45,6 +45,8 @@ TEST(PropertyNamesTest, KnowsTheFamilies) {
   EXPECT_TRUE(IsKnownPropertyName("view==fresh"));
   EXPECT_TRUE(IsKnownPropertyName("crash"));
   EXPECT_TRUE(IsKnownPropertyName("head-reorder-report"));
+  EXPECT_TRUE(IsKnownPropertyName("fence-liveness"));
+  EXPECT_TRUE(IsKnownPropertyName("push-drain"));
   EXPECT_FALSE(IsKnownPropertyName("view==frsh"));
   EXPECT_FALSE(IsKnownPropertyName(""));
 }

@@ -35,6 +35,8 @@ Checker MakeRunChecker(OptimisticInvariants* invariants) {
   checker.Add(MakeRoomLedger(), {"room-gapless-mids", "room-retire", "room-rejection",
                                  "room-deopt-once"},
               CheckedWhen::kBoth);
+  checker.Add(MakeFenceLiveness(invariants), {"fence-liveness"});
+  checker.Add(MakePushDrain(), {"push-drain"});
   return checker;
 }
 

@@ -45,6 +45,18 @@ struct RejectionRecord {
   std::string reason;
 };
 
+// What the harness's transport carried upstream on a client's link (ClientState::link) and its
+// push path.
+struct LinkRecord {
+  int64_t connections = 0;                // Connect()s so far; each starts a fresh record
+  std::map<int64_t, int64_t> registered;  // qid → RegisterQuery messages sent on this connection
+  // Every mid whose push (a first send, a retry, a re-send or a duplicate copy) the network
+  // delivered to the authority since the authority last lost its held pushes (a restart or a
+  // rollback), and the client's lmid at the authority right after that (0 at the start).
+  std::set<int64_t> pushes_delivered;
+  int64_t pushes_base = 0;
+};
+
 // One simulated client as the properties see it.
 struct ClientState {
   std::string id;  // "c<i>"
@@ -78,6 +90,10 @@ struct ClientState {
   std::set<std::string> room_unsettled_ids;
   bool dirty = false;
   bool local_dirty = false;
+  // The harness's record of the client's link (its source, sim/run/sim_client.h): how many
+  // connections it opened, and per qid the registrations it put on the link since the current
+  // one opened (the lmid query's and overflow re-registrations included). fence_liveness.cc.
+  const LinkRecord* link = nullptr;
 };
 
 // One processed envelope of the authority's log (valid until the log next grows).

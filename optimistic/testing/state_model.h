@@ -264,6 +264,12 @@ inline void Overflow(Model& m) {  // the gate model has already cleared its buff
   }
   m.links[kLmidQid].phase = Phase::kAwaitHello;
   ++m.registrations[kLmidQid];
+  // The backend owes a hello per re-registered qid (optimistic/gate.h ExpectHellos). This model's
+  // source answers a link once per phase, so two overflows before a hello leave one owed forever:
+  // the model and the backend then hold that fence alike.
+  std::set<int64_t> qids = {kLmidQid};
+  for (const auto& [table, sub] : m.subs.subs()) qids.insert(sub.source_qid);
+  m.gate.ExpectHellos(qids);
   FenceAll(m);
 }
 

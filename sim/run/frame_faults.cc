@@ -216,6 +216,7 @@ int64_t FrameFaults::ReleaseBehind(const std::string& client, ClientFaults& st, 
                                    const ServerFrame& snapshot) {
   network_->HoldClientOrder(client, at);
   NamedRows passed_rows;
+  std::set<int64_t> passed_qids;
   int64_t passed = 0, coalesced = 0;
   for (const ClientFaults::Held& h : st.held) {
     if (h.frame.kind == ServerFrame::Kind::kProgress) {
@@ -225,6 +226,7 @@ int64_t FrameFaults::ReleaseBehind(const std::string& client, ClientFaults& st, 
     Record(st, client, Ordered(client, h.frame, h.deliver), h.frame);
     if (h.frame.qid == snapshot.qid) continue;
     ++passed;
+    if (h.frame.qid != kLmidQid) passed_qids.insert(h.frame.qid);
     NameRows(st.hello_tables[h.frame.qid], h.frame.event, passed_rows);
   }
   st.held.clear();
@@ -248,6 +250,8 @@ int64_t FrameFaults::ReleaseBehind(const std::string& client, ClientFaults& st, 
   if (stale > 0) {
     Count("fault.overtake_effective");
     Count("fault.overtake_stale_rows", stale);
+    // One query's batches passed (a board screen): nothing else in the release re-ships a row.
+    if (passed_qids.size() == 1) Count("fault.overtake_lone_query");
   }
   return passed;
 }

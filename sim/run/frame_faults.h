@@ -36,7 +36,9 @@
 // a passed frame wrote that the snapshot also carries), fault.overtake_effective and
 // fault.overtake_stale_rows (overtakes, rows, where a passed frame's last write of a row the
 // snapshot also carries holds another value in a common column: applied in arrival order the
-// view would show the older value) — the harness's own record, never the client's.
+// view would show the older value), fault.overtake_lone_query (of those, overtakes that passed
+// the batches of ONE other query: no other view re-ships the row in that release) — the
+// harness's own record, never the client's.
 // Randomness: none (times come from the network and the event queue).
 #pragma once
 
@@ -44,6 +46,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 

@@ -65,6 +65,7 @@ void SimClient::RegisterQuery(int64_t qid, const RemoteQuery& query) {
   registry_[qid] = query;
   const std::string client = client_id_;
   if (network_->tapped()) network_->Label(StrCat("register q", qid, " ", query.name));
+  if (network_->up(client_id_)) ++link_record_.registered[qid];
   network_->SendToServer(client_id_, [this, client, qid, query] {
     daemon_->Register(client, qid, query);
   });
@@ -113,7 +114,11 @@ void SimClient::SendPush(int64_t mid, int attempt) {
     network_->Label(StrCat("push mid ", mid, " ", env.name, attempt > 0 ? " (retry)" : ""));
   }
   network_->Push(
-      client_id_, [this, env] { return daemon_->HandlePush(env); },
+      client_id_,
+      [this, env] {
+        link_record_.pushes_delivered.insert(env.mid);  // the harness's record (world.h)
+        return daemon_->HandlePush(env);
+      },
       [this, mid] {
         if (unacked_.erase(mid) > 0) TraceLine({{"ev", "ack"}, {"mid", mid}});
       });
@@ -141,6 +146,8 @@ void SimClient::Connect() {
   reconnect_scheduled_ = false;
   if (network_->up(client_id_)) return;
   network_->Connect(client_id_);
+  ++link_record_.connections;
+  link_record_.registered.clear();
   TraceLine({{"ev", "connect"}});
   const std::string client = client_id_;
   network_->Label("connect");
@@ -149,6 +156,7 @@ void SimClient::Connect() {
     if (network_->tapped()) {
       network_->Label(StrCat("register q", qid, " ", query.name, " (resync)"));
     }
+    ++link_record_.registered[qid];
     network_->SendToServer(client_id_, [this, client, qid = qid, query = query] {
       daemon_->Register(client, qid, query);
     });

@@ -43,6 +43,7 @@
 #include "engine/ast.h"
 #include "optimistic/backend.h"
 #include "optimistic/source.h"
+#include "properties/world.h"
 #include "sim/authority/daemon.h"
 #include "sim/world/event_queue.h"
 #include "sim/world/network.h"
@@ -150,6 +151,14 @@ class SimClient : public OptimisticSource {
   const std::map<int64_t, MutationEnvelope>& sent() const { return sent_; }
   // Every envelope this client put on the push path, in send order (resends included).
   const std::vector<MutationEnvelope>& carried() const { return carried_; }
+  // What this client's source put on its link: connections and registrations (world.h).
+  const props::LinkRecord& link_record() const { return link_record_; }
+  // The authority lost its held pushes (a restart or rollback); `lmid`: this client's lmid there
+  // now. Starts the record of delivered pushes afresh (world.h LinkRecord).
+  void RestartPushRecord(int64_t lmid) {
+    link_record_.pushes_delivered.clear();
+    link_record_.pushes_base = lmid;
+  }
   // Local-only views: qid → (local query name, AST).
   const std::map<int64_t, std::pair<std::string, Ast>>& local_views() const { return local_views_; }
   // The model of the local tables: table → id → row.
@@ -204,6 +213,7 @@ class SimClient : public OptimisticSource {
   ClientTiming timing_;
 
   std::map<int64_t, RemoteQuery> registry_;  // what the source has registered upstream
+  props::LinkRecord link_record_;
   std::map<int64_t, MutationEnvelope> unacked_;
   bool refused_ = false;  // the backend refused a regressing ledger: the push path is shut
   std::map<int64_t, MutationEnvelope> sent_;

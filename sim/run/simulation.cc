@@ -171,6 +171,7 @@ void Simulation::BuildWorld() {
     s.room_carried = &c->room_carried();
     s.rejections = &c->rejections();
     s.outcomes_delivered = &c->outcomes_delivered();
+    s.link = &c->link_record();
     world_.clients.push_back(std::move(s));
   }
   for (auto& [doc, st] : rooms_) {
@@ -426,6 +427,7 @@ void Simulation::InjectAuthorityRestart() {
   trace_.Add({{"ev", "restart"}, {"t", now}});
   observer_->OnMark("authority", now, "restart", "fault");
   daemon_->Restart();
+  for (auto& c : clients_) c->RestartPushRecord(daemon_->lmid(c->client_id()));
   BreakEveryLink();
 }
 
@@ -442,6 +444,7 @@ void Simulation::InjectAuthorityRollback(int64_t forget) {
   const int64_t now = queue_.now_ms();
   Count("fault.authority_rollback");
   const int64_t forgot = daemon_->RollBack(forget);
+  for (auto& c : clients_) c->RestartPushRecord(daemon_->lmid(c->client_id()));
   counters_["fault.authority_rollback_forgot"] += forgot;
   trace_.Add({{"ev", "rollback"}, {"t", now}, {"forgot", forgot}});
   observer_->OnMark("authority", now, StrCat("rollback -", forgot), "fault");

@@ -554,8 +554,84 @@ std::vector<ScenarioFault> ScheduleFaults(const Rng& root, const ScenarioConfig&
 // 002 §5.1; frame_faults.h counts it as fault.overtake_effective). Its own stream
 // ("workload/card-drags"), so every other draw of a seed is unchanged. None when the swarm
 // turned setStatus off (a disabled mutator stays unused).
+// The board screen of a card drag (issue 11, mutant 018): the overtaken client looks at ONE
+// board column — every other remote view it holds is released `kBoardLeadMs` before the arming,
+// and its retains until the drag's retain are dropped — showing the drag's first status; the
+// retain that follows is the column of its second. So one query (that column) ships the card's
+// write and then its leaving, and only the new column's snapshot carries the newer status: no
+// other view of the client re-ships the row in the release that the overtaking snapshot shares
+// with those batches (with a list of every issue live, its edit batch re-ships the newer status
+// and masks an arrival-order release). Counted as fault.overtake_lone_query (frame_faults.h).
+struct BoardScreen {
+  int client = 0;
+  int64_t from_ms = 0;  // the other views released, the first column retained
+  int64_t to_ms = 0;    // the drag's retain: the second column
+  std::string first, second;
+};
+constexpr int64_t kBoardLeadMs = 250;  // two round trips at the widest latency, and a margin
+
+// The catalog's board-column shape (fixtures/app: issuesPage with one status facet).
+RemoteQuery BoardColumn(const std::string& status) {
+  nlohmann::json facet = nlohmann::json::object();
+  facet["axis"] = "status";
+  facet["value"] = status;
+  nlohmann::json args = nlohmann::json::object();
+  args["limit"] = 20;
+  args["filter"] = nlohmann::json::array({facet});
+  return RemoteQuery{"issuesPage", std::move(args)};
+}
+
+void ApplyBoardScreen(const BoardScreen& b, std::vector<ScenarioAction>& actions) {
+  std::set<int64_t> live;
+  int64_t next_handle = 1;
+  std::vector<ScenarioAction> kept;
+  for (ScenarioAction& a : actions) {
+    const bool mine = a.client == b.client;
+    if (mine && (a.kind == ScenarioAction::Kind::kRetain ||
+                 a.kind == ScenarioAction::Kind::kLocalView)) {
+      next_handle = std::max(next_handle, a.handle + 1);
+    }
+    if (mine && a.kind == ScenarioAction::Kind::kRetain) {
+      if (a.t_ms == b.to_ms) {
+        a.query = BoardColumn(b.second);
+      } else if (a.t_ms >= b.from_ms && a.t_ms < b.to_ms) {
+        continue;  // the board screen opens nothing else
+      } else if (a.t_ms < b.from_ms) {
+        live.insert(a.handle);
+      }
+    }
+    if (mine && a.kind == ScenarioAction::Kind::kRelease && a.t_ms < b.from_ms) {
+      live.erase(a.handle);
+    }
+    kept.push_back(std::move(a));
+  }
+  for (int64_t h : live) {  // releases of these later on are no-ops (action.release_noop)
+    ScenarioAction r;
+    r.t_ms = b.from_ms;
+    r.client = b.client;
+    r.kind = ScenarioAction::Kind::kRelease;
+    r.handle = h;
+    kept.push_back(std::move(r));
+  }
+  ScenarioAction column;
+  column.t_ms = b.from_ms;
+  column.client = b.client;
+  column.kind = ScenarioAction::Kind::kRetain;
+  column.query = BoardColumn(b.first);
+  column.handle = next_handle;
+  kept.push_back(std::move(column));
+  std::stable_sort(kept.begin(), kept.end(), [](const ScenarioAction& x, const ScenarioAction& y) {
+    return x.t_ms < y.t_ms;
+  });
+  actions = std::move(kept);
+}
+
 void AddCardDrags(const Rng& root, Scenario& s) {
   Rng rng = root.Fork("workload/card-drags");
+  // Its own stream: the drags' draws are those of a seed without board screens.
+  Rng board_rng = root.Fork("workload/board-screens");
+  std::vector<BoardScreen> boards;
+  const bool releases = s.swarm.value("release_per_mille", 0) > 0;
   const std::vector<std::string>& statuses = FindMutatorArg("setStatus", "status")->values;
   auto issues = s.seed_rows.find("issue");
   if (issues == s.seed_rows.end() || issues->second.empty()) return;
@@ -594,11 +670,18 @@ void AddCardDrags(const Rng& root, Scenario& s) {
       a.args = {{"id", row[0].as_string()}, {"status", status}, {"updatedAt", t}};
       drags.push_back(std::move(a));
     }
+    // A board screen releases views: none when the swarm turned releases off.
+    if (board_rng.Chance(1, 2) && releases && f.t_ms >= kBoardLeadMs &&
+        (boards.empty() || boards.back().to_ms < f.t_ms - kBoardLeadMs)) {
+      boards.push_back(BoardScreen{f.client, f.t_ms - kBoardLeadMs, retain->t_ms,
+                                   statuses[first], statuses[second]});
+    }
   }
   if (drags.empty()) return;
   for (ScenarioAction& a : drags) s.actions.push_back(std::move(a));
   std::stable_sort(s.actions.begin(), s.actions.end(),
                    [](const ScenarioAction& x, const ScenarioAction& y) { return x.t_ms < y.t_ms; });
+  for (const BoardScreen& b : boards) ApplyBoardScreen(b, s.actions);
 }
 
 // Rooms (issue 12): per client, with the swarm's room_connect_per_mille, a room_connect to the
