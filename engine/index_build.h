@@ -3,10 +3,10 @@
 //
 // SortRowsForIndex orders row pointers by `sort` (the rows must be distinct under it: every index
 // sort ends with the pk). It sorts flat records holding the order prefixes (order_prefix.h) of
-// the first two sort cells, so most comparisons are integer compares that touch no row: the
-// second prefix decides only when the first cells are known equal (both first prefixes equal and
-// exact); every other tie falls back to CompareBySort over the full rows. The result is exactly
-// the CompareBySort order. Source: issue 16 (hydration cost), ARCHITECTURE.md §7 "Sources".
+// the first two sort cells (a column holding only numbers uses their full, exact 64-bit image
+// instead), so most comparisons are integer compares that touch no row: the second key decides
+// only when the first cells are known equal (both first keys equal and exact); every other tie
+// falls back to CompareBySort over the full rows. The result is exactly the CompareBySort order. Source: issue 16 (hydration cost), ARCHITECTURE.md §7 "Sources".
 #pragma once
 
 #include <vector>

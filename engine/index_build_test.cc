@@ -11,12 +11,13 @@
 namespace rindle {
 namespace {
 
-// (id, key, n): keys with many ties, exact and inexact prefixes (long, NUL), numbers and nulls.
+// (id, key, n, m): keys with many ties, exact and inexact prefixes (long, NUL), numbers and nulls.
 TableSpec Spec() {
   TableSpec s;
   s.columns = {{"id", ColumnType::kString, false},
                {"key", ColumnType::kString, true},
-               {"n", ColumnType::kNumber, true}};
+               {"n", ColumnType::kNumber, true},
+               {"m", ColumnType::kNumber, false}};
   s.primary_key = {0};
   return s;
 }
@@ -35,7 +36,10 @@ std::vector<Row> Rows() {
                                        : Value::Number(static_cast<double>((x >> 33) % 7) / 2);
     // ids of 7 bytes (exact) and of 9 (inexact), so pk ties on the prefix happen too.
     const std::string id = (i % 2 ? "r" : "longid-r") + std::to_string(1000 + i);
-    rows.push_back(MakeRow({Value::String(id), keys[(x >> 50) % keys.size()], n}));
+    // m: numbers only (the exact-image path), ints and doubles mixed, -0 beside +0, ties.
+    const int64_t k = static_cast<int64_t>((x >> 20) % 9) - 4;
+    const Value m = k == 0 ? Value::Number(-0.0) : (k % 2 ? Value::Int(k) : Value::Number(k / 3.0));
+    rows.push_back(MakeRow({Value::String(id), keys[(x >> 50) % keys.size()], n, m}));
   }
   return rows;
 }
@@ -49,6 +53,9 @@ TEST(IndexBuildTest, SortsExactlyAsCompareBySort) {
       {{1, false}, {2, true}, {0, false}},
       {{2, false}, {1, true}, {0, false}},
       {{2, true}, {0, true}},
+      {{3, false}, {0, false}},
+      {{3, true}, {1, false}, {0, false}},
+      {{1, false}, {3, true}, {0, false}},
   };
   for (const auto& sort : sorts) {
     std::vector<const Row*> got;
@@ -97,8 +104,8 @@ TEST(IndexBuildTest, TableSharesIndexesAndKeepsThemOrdered) {
   EXPECT_EQ(held_n.size(), 2u);
   EXPECT_EQ(t.live_index_refs(), 5u);
   // After the bulk build the comparator compares again: writes land in order.
-  t.Put({Value::String("r0")}, MakeRow({Value::String("r0"), Value::String("u03"), Value::Null()}),
-        false);
+  t.Put({Value::String("r0")},
+        MakeRow({Value::String("r0"), Value::String("u03"), Value::Null(), Value::Int(0)}), false);
   t.Put({Value::String("r1001")}, nullptr, false);
   for (const auto* idx : {&a, &n}) {
     const std::vector<SortPart>& sort = idx == &a ? by_key : held_n;
