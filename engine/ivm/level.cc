@@ -1,5 +1,6 @@
 #include "engine/ivm/level.h"
 
+#include <algorithm>
 #include <set>
 
 #include "base/check.h"
@@ -89,6 +90,7 @@ absl::StatusOr<std::unique_ptr<Level>> Level::Build(const Ast& ast,
   std::unique_ptr<Level> level(new Level());
   level->table_ = table;
   if (key_cols != nullptr) level->key_cols_ = *key_cols;
+  level->key_probe_ = FirstOccurrences(level->key_cols_);
   level->limit_ = ast.limit;  // before InitSource: the limit decides which index serves
   if (ast.one && (!level->limit_ || *level->limit_ > 1)) level->limit_ = 1;
   RETURN_IF_ERROR(level->InitSource(ast, for_exists, path));
@@ -140,6 +142,17 @@ absl::Status Level::InitSource(const Ast& ast, bool for_exists, const std::strin
 void Level::AcquireParentIndex(LevelEdge* edge) {
   // Its readers walk one key's whole run (pipeline.cc ForEachParent): any run index serves.
   edge->parent_index = &table_->AcquireRunIndex(edge->parent_cols, &edge->parent_index_sort);
+  edge->parent_probe = FirstOccurrences(edge->parent_cols);
+}
+
+std::vector<int> Level::FirstOccurrences(const std::vector<int>& cols) {
+  std::vector<int> out;
+  for (size_t i = 0; i < cols.size(); ++i) {
+    if (std::find(cols.begin(), cols.begin() + i, cols[i]) == cols.begin() + i) {
+      out.push_back(static_cast<int>(i));
+    }
+  }
+  return out;
 }
 
 absl::Status Level::CompileWhere(const Ast& ast, const TableFinder& find,
@@ -154,6 +167,7 @@ absl::Status Level::CompileWhere(const Ast& ast, const TableFinder& find,
     ASSIGN_OR_RETURN(edge.child, Build(*rel.subquery, &edge.child_cols, /*for_exists=*/true,
                                        find, StrCat(rpath, ".subquery")));
     AcquireParentIndex(&edge);
+    for (int i : edge.child->key_probe_) edge.exists_probe.push_back(edge.parent_cols[i]);
     exists_.push_back(std::move(edge));
     return static_cast<int>(exists_.size() - 1);
   };
@@ -260,7 +274,7 @@ bool Level::Exists(int edge, const RowValues& row) const {
   const Level& child = *e.child;
   if (child.limit_ && *child.limit_ <= 0) return false;
   // Probe the child's run with the parent's cells in place (no key copy per call).
-  const KeyProbe probe{&row, &e.parent_cols};
+  const KeyProbe probe{&row, &e.exists_probe};
   for (auto it = child.index_->lower_bound(probe); it != child.ScanEnd(); ++it) {
     for (size_t i = 0; i < e.parent_cols.size(); ++i) {
       if (CompareValues((**it)[child.key_cols_[i]], row[e.parent_cols[i]]) != 0) return false;
@@ -271,7 +285,7 @@ bool Level::Exists(int edge, const RowValues& row) const {
 }
 
 RowIndexSet::const_iterator Level::ScanBegin(const RowValues* key) const {
-  if (key != nullptr) return index_->lower_bound(KeyProbe{key, nullptr});
+  if (key != nullptr) return index_->lower_bound(KeyProbe{key, &key_probe_});
   if (has_start_ && !start_values_.empty()) {
     return index_->lower_bound(CursorProbe{&start_values_, start_exclusive_});
   }

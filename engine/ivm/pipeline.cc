@@ -44,7 +44,7 @@ void ForEachParent(const LevelEdge& e, const RowValues& key, Fn fn) {
   // The parent index leads with parent_cols (level.cc AcquireParentIndex); a key never holds a
   // null (KeyOf), so the run's rows are exactly those whose cells equal the key.
   const RowIndexSet& index = *e.parent_index;
-  for (auto it = index.lower_bound(KeyProbe{&key, nullptr}); it != index.end(); ++it) {
+  for (auto it = index.lower_bound(KeyProbe{&key, &e.parent_probe}); it != index.end(); ++it) {
     for (size_t i = 0; i < key.size(); ++i) {
       if (CompareValues((**it)[e.parent_cols[i]], key[i]) != 0) return;
     }
