@@ -13,7 +13,11 @@
 // Indexes: a root level scans its table in its completed sort; a child level scans by
 // (childField..., completed sort) so the children of one parent are one contiguous run
 // (Zero's `fetch` with a `constraint`). An EXISTS edge also holds an index of the PARENT table
-// ordered by parentField so a child change finds the parents it may flip without a scan.
+// leading with parentField so a child change finds the parents it may flip without a scan. A
+// level whose scans never stop early (EXISTS, or keyed without a limit) and the parent indexes
+// need only the runs contiguous, so they share any index leading with the key columns
+// (table.h AcquireRunIndex); indexes drop a repeated column, so key probes compare each
+// column's first occurrence only (FirstOccurrences).
 //
 // Errors (Build): unknown table/column in the AST or its correlation, mismatched
 // parentField/childField lengths, and whatever the filter's compile reports — each naming the
