@@ -292,3 +292,49 @@ TEST_F(DbTest, RollbackRestoresFreshWritesInterleavedWithFullRecords) {
 
 }  // namespace
 }  // namespace rindle
+
+namespace rindle {
+namespace {
+
+// Indexes drop a repeated column, so a correlation that repeats one (childField [owner, owner])
+// must probe only its first occurrence; probing position by position sought the pk column with
+// the second key value and skipped the run (found by EngineProps.RebaseWithReappliedPrediction
+// FoldsToFreshNested on the index-sharing change).
+TEST_F(DbTest, CorrelationRepeatingAColumnFindsItsRun) {
+  auto tx = db.Write();
+  for (const RowValues& r : {R("a", "x", 1, "x"), R("b", "y", 1, "z"), R("c", "x", 2, "q"),
+                             R("d", "q", 3, "x")}) {
+    ASSERT_TRUE(tx->Add("issue", r).ok());
+  }
+  ASSERT_TRUE(tx->Commit().ok());
+  Live(1, Q(R"({"table":"issue","orderBy":[["id","asc"]],
+    "where":{"type":"correlatedSubquery","op":"EXISTS","related":{
+      "correlation":{"parentField":["title","owner"],"childField":["owner","owner"]},
+      "subquery":{"table":"issue","alias":"e"}}},
+    "related":[{"correlation":{"parentField":["owner","owner"],"childField":["title","title"]},
+      "subquery":{"table":"issue","alias":"r"}}]})"));
+  auto ids = [&]() {
+    std::vector<std::string> out;
+    auto r = db.QueryResult(1);
+    EXPECT_TRUE(r.ok());
+    for (const TreeNode& n : *r) {
+      out.push_back((*n.row)[0].as_string());
+      for (const TreeNode& c : n.relationships.at(0).second) {
+        out.push_back("r:" + (*c.row)[0].as_string());
+      }
+    }
+    return out;
+  };
+  // a: title == owner == x and an issue owned by x exists; its r children have title x.
+  EXPECT_EQ(ids(), (std::vector<std::string>{"a", "r:a", "r:c"}));
+  auto tx2 = db.Write();
+  ASSERT_TRUE(tx2->Add("issue", R("e", "z", 1, "z")).ok());  // b is owned by z
+  auto b = tx2->Commit();
+  ASSERT_TRUE(b.ok());
+  Fold(*b);
+  ExpectConsistent();
+  EXPECT_EQ(ids(), (std::vector<std::string>{"a", "r:a", "r:c", "e", "r:e"}));
+}
+
+}  // namespace
+}  // namespace rindle

@@ -34,4 +34,21 @@ uint64_t OrderPrefix(const Value& v) {
   return 0;
 }
 
+bool OrderPrefixExact(const Value& v) {
+  switch (v.kind()) {
+    case Value::Kind::kNull:
+    case Value::Kind::kBool:
+      return true;
+    case Value::Kind::kInt:
+    case Value::Kind::kDouble:
+      return false;
+    case Value::Kind::kString: {
+      // 7 bytes + a zero pad byte: the first NUL marks the length, so equal images are equal.
+      const std::string& s = v.as_string();
+      return s.size() <= 7 && s.find('\0') == std::string::npos;
+    }
+  }
+  return false;
+}
+
 }  // namespace rindle

@@ -18,4 +18,9 @@ namespace rindle {
 
 uint64_t OrderPrefix(const Value& v);
 
+// Whether OrderPrefix(v) is exact: two exact values with equal prefixes are equal under
+// CompareValues (so a sort may move on to the next cell's prefix). True for null, bools and
+// strings of at most 7 bytes without a NUL byte; numbers are conservatively never exact.
+bool OrderPrefixExact(const Value& v);
+
 }  // namespace rindle

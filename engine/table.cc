@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/check.h"
-#include "engine/order_prefix.h"
+#include "engine/index_build.h"
 
 namespace rindle {
 
@@ -17,6 +17,17 @@ int RowOrderLess::CompareProbe(const Row& a, const CursorProbe& p) const {
   }
   // Equal on every given column: the probe sits after (exclusive) or before (inclusive) them.
   return p.after_equal ? -1 : 1;
+}
+
+int RowOrderLess::CompareKey(const Row& a, const KeyProbe& p) const {
+  const size_t n = p.cols != nullptr ? p.cols->size() : p.values->size();
+  for (size_t i = 0; i < n && i < sort->size(); ++i) {
+    const SortPart& part = (*sort)[i];
+    const Value& v = (*p.values)[p.cols != nullptr ? (*p.cols)[i] : i];
+    const int c = CompareValues((*a)[part.column], v);
+    if (c != 0) return part.desc ? -c : c;
+  }
+  return 1;  // equal on the key: the probe sits before the run
 }
 
 Table::Table(std::string name, TableSpec spec, bool local)
@@ -54,9 +65,19 @@ Row Table::Put(const RowValues& pk, Row row, bool optimistic) {
   return old;
 }
 
+std::vector<SortPart> Table::Normalized(const std::vector<SortPart>& sort) {
+  std::vector<SortPart> out;
+  for (const SortPart& p : sort) {
+    bool seen = false;
+    for (const SortPart& q : out) seen = seen || q.column == p.column;
+    if (!seen) out.push_back(p);
+  }
+  return out;
+}
+
 std::string Table::SortKey(const std::vector<SortPart>& sort) {
   std::string key;
-  for (const auto& p : sort) StrAppend(&key, p.column, p.desc ? "d," : "a,");
+  for (const auto& p : Normalized(sort)) StrAppend(&key, p.column, p.desc ? "d," : "a,");
   return key;
 }
 
@@ -65,28 +86,46 @@ const RowIndexSet& Table::AcquireIndex(const std::vector<SortPart>& sort) {
   auto it = indexes_.find(key);
   if (it == indexes_.end()) {
     Index idx;
-    idx.sort = std::make_unique<std::vector<SortPart>>(sort);
-    // Sort flat (prefix of the first sort cell, row) pairs (order_prefix.h): most comparisons
-    // are one integer compare; only prefix ties compare the full rows. No cell is copied.
-    struct Keyed {
-      uint64_t prefix;
-      const Row* row;
-    };
-    std::vector<Keyed> keyed;
-    keyed.reserve(rows_.size());
-    RINDLE_CHECK(!sort.empty());
-    const SortPart first = sort.front();
-    for (const auto& [pk, row] : rows_) keyed.push_back({OrderPrefix((*row)[first.column]), &row});
-    std::sort(keyed.begin(), keyed.end(), [&sort, &first](const Keyed& a, const Keyed& b) {
-      if (a.prefix != b.prefix) return first.desc ? a.prefix > b.prefix : a.prefix < b.prefix;
-      return CompareBySort(sort, **a.row, **b.row) < 0;
-    });
-    idx.set = std::make_unique<RowIndexSet>(RowOrderLess{idx.sort.get()});
-    for (const Keyed& k : keyed) idx.set->insert(idx.set->end(), *k.row);
+    idx.sort = std::make_unique<std::vector<SortPart>>(Normalized(sort));
+    idx.building = std::make_unique<bool>(true);
+    // Sort row pointers by compact prefixes (index_build.h), then append them at end() with the
+    // comparator trusting the order: building touches each row about once, copies no cell.
+    std::vector<const Row*> sorted;
+    sorted.reserve(rows_.size());
+    for (const auto& [pk, row] : rows_) sorted.push_back(&row);
+    SortRowsForIndex(*idx.sort, sorted);
+    idx.set = std::make_unique<RowIndexSet>(RowOrderLess(idx.sort.get(), idx.building.get()));
+    for (size_t i = 0; i < sorted.size(); ++i) {
+      if (i + 8 < sorted.size()) __builtin_prefetch(sorted[i + 8]->get());  // the refcount's line
+      idx.set->insert(idx.set->end(), *sorted[i]);
+    }
+    *idx.building = false;
+    RINDLE_CHECK_EQ(idx.set->size(), rows_.size());
     it = indexes_.emplace(key, std::move(idx)).first;
   }
   ++it->second.refs;
   return *it->second.set;
+}
+
+const RowIndexSet& Table::AcquireRunIndex(const std::vector<int>& lead,
+                                          std::vector<SortPart>* held) {
+  for (auto& [key, idx] : indexes_) {
+    const std::vector<SortPart>& s = *idx.sort;
+    bool leads = s.size() >= lead.size();
+    for (size_t i = 0; leads && i < lead.size(); ++i) {
+      leads = s[i].column == lead[i] && !s[i].desc;
+    }
+    if (leads) {
+      *held = s;
+      ++idx.refs;
+      return *idx.set;
+    }
+  }
+  held->clear();
+  for (int c : lead) held->push_back({c, false});
+  for (int pk : spec_.primary_key) held->push_back({pk, false});
+  *held = Normalized(*held);
+  return AcquireIndex(*held);
 }
 
 void Table::ReleaseIndex(const std::vector<SortPart>& sort) {

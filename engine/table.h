@@ -36,15 +36,34 @@ struct CursorProbe {
   bool after_equal;  // true: the probe sits after every row equal on those columns
 };
 
+// Seeks the start of a key's run in an index whose sort leads with the key's columns (asc): the
+// probe sits before every row whose leading cells equal the key. The key is values[cols[i]] (or
+// values[i] when cols is null), so a parent row probes its children without copying its key.
+struct KeyProbe {
+  const RowValues* values;
+  const std::vector<int>* cols = nullptr;
+};
+
 struct RowOrderLess {
   using is_transparent = void;
-  const std::vector<SortPart>* sort;
+  RowOrderLess() = default;
+  explicit RowOrderLess(const std::vector<SortPart>* s, const bool* trusted = nullptr)
+      : sort(s), trusted_ascending(trusted) {}
+  const std::vector<SortPart>* sort = nullptr;
+  // While *trusted_ascending (Table::AcquireIndex's bulk build only, which appends pre-sorted
+  // distinct rows at end()), row-vs-row answers "a < b" without reading either row: the btree's
+  // end-hint check is then the only row comparison it makes, and it would be true.
+  const bool* trusted_ascending = nullptr;
   bool operator()(const Row& a, const Row& b) const {
+    if (trusted_ascending != nullptr && *trusted_ascending) return true;
     return CompareBySort(*sort, *a, *b) < 0;
   }
   int CompareProbe(const Row& a, const CursorProbe& p) const;  // row vs probe
   bool operator()(const Row& a, const CursorProbe& p) const { return CompareProbe(a, p) < 0; }
   bool operator()(const CursorProbe& p, const Row& a) const { return CompareProbe(a, p) > 0; }
+  int CompareKey(const Row& a, const KeyProbe& p) const;  // row vs key probe (never 0)
+  bool operator()(const Row& a, const KeyProbe& p) const { return CompareKey(a, p) < 0; }
+  bool operator()(const KeyProbe& p, const Row& a) const { return CompareKey(a, p) > 0; }
 };
 
 using RowIndexSet = absl::btree_set<Row, RowOrderLess>;
@@ -79,7 +98,12 @@ class Table {
 
   // An index ordered by `sort` (which must end with the pk columns); created on first acquire,
   // dropped when the last holder releases it.
+  // A repeated column is dropped (it cannot change the order), so `(id, id)` shares `(id)`.
   const RowIndexSet& AcquireIndex(const std::vector<SortPart>& sort);
+  // For a reader that only needs each key's run contiguous (order within a run irrelevant): any
+  // live index whose sort leads with `lead` ascending (the first in sort-key order), else a new
+  // one ordered by (lead..., pk). `*held` receives the sort to hand to ReleaseIndex.
+  const RowIndexSet& AcquireRunIndex(const std::vector<int>& lead, std::vector<SortPart>* held);
   void ReleaseIndex(const std::vector<SortPart>& sort);
   // Sort parts of the pk, ascending.
   std::vector<SortPart> PkSort() const;
@@ -102,9 +126,11 @@ class Table {
  private:
   struct Index {
     std::unique_ptr<std::vector<SortPart>> sort;  // stable address for the comparator
+    std::unique_ptr<bool> building;               // the comparator's trusted_ascending flag
     std::unique_ptr<RowIndexSet> set;
     int refs = 0;
   };
+  static std::vector<SortPart> Normalized(const std::vector<SortPart>& sort);
   static std::string SortKey(const std::vector<SortPart>& sort);
 
   std::string name_;

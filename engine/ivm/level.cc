@@ -1,5 +1,6 @@
 #include "engine/ivm/level.h"
 
+#include <algorithm>
 #include <set>
 
 #include "base/check.h"
@@ -89,11 +90,12 @@ absl::StatusOr<std::unique_ptr<Level>> Level::Build(const Ast& ast,
   std::unique_ptr<Level> level(new Level());
   level->table_ = table;
   if (key_cols != nullptr) level->key_cols_ = *key_cols;
+  level->key_probe_ = FirstOccurrences(level->key_cols_);
+  level->limit_ = ast.limit;  // before InitSource: the limit decides which index serves
+  if (ast.one && (!level->limit_ || *level->limit_ > 1)) level->limit_ = 1;
   RETURN_IF_ERROR(level->InitSource(ast, for_exists, path));
   if (ast.where) RETURN_IF_ERROR(level->CompileWhere(ast, find, path));
   if (ast.start) RETURN_IF_ERROR(level->InitStart(ast, path));
-  level->limit_ = ast.limit;
-  if (ast.one && (!level->limit_ || *level->limit_ > 1)) level->limit_ = 1;
 
   const TableSpec& spec = table->spec();
   auto shape = std::make_shared<QueryShape>();
@@ -116,6 +118,14 @@ absl::Status Level::InitSource(const Ast& ast, bool for_exists, const std::strin
                         .status());
   }
   sort_ = std::make_unique<std::vector<SortPart>>(CompletedSort(ast, spec));
+  // A keyed level that never stops a scan early (EXISTS: any member; no limit: the whole run
+  // enters a window that sorts itself) needs only its runs contiguous: share any index leading
+  // with the key columns (table.h AcquireRunIndex) instead of building one per sort.
+  if (!key_cols_.empty() && (for_exists || !limit_)) {
+    scan_sort_ = std::make_unique<std::vector<SortPart>>();
+    index_ = &table_->AcquireRunIndex(key_cols_, scan_sort_.get());
+    return absl::OkStatus();
+  }
   // Scan order: a child level reads one parent's run, so the key columns lead.
   std::vector<SortPart> scan;
   for (int c : key_cols_) scan.push_back({c, false});
@@ -130,9 +140,19 @@ absl::Status Level::InitSource(const Ast& ast, bool for_exists, const std::strin
 }
 
 void Level::AcquireParentIndex(LevelEdge* edge) {
-  for (int c : edge->parent_cols) edge->parent_index_sort.push_back({c, false});
-  for (int pk : table_->spec().primary_key) edge->parent_index_sort.push_back({pk, false});
-  edge->parent_index = &table_->AcquireIndex(edge->parent_index_sort);
+  // Its readers walk one key's whole run (pipeline.cc ForEachParent): any run index serves.
+  edge->parent_index = &table_->AcquireRunIndex(edge->parent_cols, &edge->parent_index_sort);
+  edge->parent_probe = FirstOccurrences(edge->parent_cols);
+}
+
+std::vector<int> Level::FirstOccurrences(const std::vector<int>& cols) {
+  std::vector<int> out;
+  for (size_t i = 0; i < cols.size(); ++i) {
+    if (std::find(cols.begin(), cols.begin() + i, cols[i]) == cols.begin() + i) {
+      out.push_back(static_cast<int>(i));
+    }
+  }
+  return out;
 }
 
 absl::Status Level::CompileWhere(const Ast& ast, const TableFinder& find,
@@ -147,6 +167,7 @@ absl::Status Level::CompileWhere(const Ast& ast, const TableFinder& find,
     ASSIGN_OR_RETURN(edge.child, Build(*rel.subquery, &edge.child_cols, /*for_exists=*/true,
                                        find, StrCat(rpath, ".subquery")));
     AcquireParentIndex(&edge);
+    for (int i : edge.child->key_probe_) edge.exists_probe.push_back(edge.parent_cols[i]);
     exists_.push_back(std::move(edge));
     return static_cast<int>(exists_.size() - 1);
   };
@@ -247,23 +268,24 @@ bool Level::InRun(const Row& row, const RowValues* key) const {
 
 bool Level::Exists(int edge, const RowValues& row) const {
   const LevelEdge& e = exists_[edge];
-  std::optional<RowValues> key = KeyOf(row, e.parent_cols);
-  if (!key) return false;
+  for (int c : e.parent_cols) {
+    if (row[c].is_null()) return false;  // a null never correlates
+  }
   const Level& child = *e.child;
   if (child.limit_ && *child.limit_ <= 0) return false;
-  for (auto it = child.ScanBegin(&*key); it != child.ScanEnd() && child.InRun(*it, &*key); ++it) {
+  // Probe the child's run with the parent's cells in place (no key copy per call).
+  const KeyProbe probe{&row, &e.exists_probe};
+  for (auto it = child.index_->lower_bound(probe); it != child.ScanEnd(); ++it) {
+    for (size_t i = 0; i < e.parent_cols.size(); ++i) {
+      if (CompareValues((**it)[child.key_cols_[i]], row[e.parent_cols[i]]) != 0) return false;
+    }
     if (child.Member(*it)) return true;
   }
   return false;
 }
 
 RowIndexSet::const_iterator Level::ScanBegin(const RowValues* key) const {
-  if (key != nullptr) {
-    std::vector<std::pair<int, Value>> probe;
-    probe.reserve(key->size());
-    for (size_t i = 0; i < key->size(); ++i) probe.emplace_back(key_cols_[i], (*key)[i]);
-    return index_->lower_bound(CursorProbe{&probe, /*after_equal=*/false});
-  }
+  if (key != nullptr) return index_->lower_bound(KeyProbe{key, &key_probe_});
   if (has_start_ && !start_values_.empty()) {
     return index_->lower_bound(CursorProbe{&start_values_, start_exclusive_});
   }

@@ -13,7 +13,11 @@
 // Indexes: a root level scans its table in its completed sort; a child level scans by
 // (childField..., completed sort) so the children of one parent are one contiguous run
 // (Zero's `fetch` with a `constraint`). An EXISTS edge also holds an index of the PARENT table
-// ordered by parentField so a child change finds the parents it may flip without a scan.
+// leading with parentField so a child change finds the parents it may flip without a scan. A
+// level whose scans never stop early (EXISTS, or keyed without a limit) and the parent indexes
+// need only the runs contiguous, so they share any index leading with the key columns
+// (table.h AcquireRunIndex); indexes drop a repeated column, so key probes compare each
+// column's first occurrence only (FirstOccurrences).
 //
 // Errors (Build): unknown table/column in the AST or its correlation, mismatched
 // parentField/childField lengths, and whatever the filter's compile reports — each naming the
@@ -50,6 +54,12 @@ struct LevelEdge {
   // related edge under a child level (to find which partitions a deeper change passes through).
   std::vector<SortPart> parent_index_sort;
   const RowIndexSet* parent_index = nullptr;
+  // Key probes (table.h KeyProbe cols). Indexes drop a repeated column, so a probe compares only
+  // each column's first occurrence: `exists_probe` = the parent-row cells matching the child
+  // index's leading columns; `parent_probe` = the positions in a parent-side key matching the
+  // parent index's leading columns.
+  std::vector<int> exists_probe;
+  std::vector<int> parent_probe;
 };
 
 // Per-Process scratch: the rows of a level whose membership may have changed, pk → (before,
@@ -98,6 +108,8 @@ class Level : public ExistsEvaluator {
 
   // The correlation key of `row` over `cols`; nullopt when a cell is null (never correlates).
   static std::optional<RowValues> KeyOf(const RowValues& row, const std::vector<int>& cols);
+  // The positions i whose cols[i] does not occur before i (what a key probe compares).
+  static std::vector<int> FirstOccurrences(const std::vector<int>& cols);
   const std::vector<int>& key_cols() const { return key_cols_; }
 
   // The level's source in scan order: the first row at or after the window's start (for a
@@ -126,6 +138,7 @@ class Level : public ExistsEvaluator {
 
   Table* table_ = nullptr;
   std::vector<int> key_cols_;
+  std::vector<int> key_probe_;  // FirstOccurrences(key_cols_)
   std::unique_ptr<std::vector<SortPart>> sort_;        // completed sort (stable address)
   std::unique_ptr<std::vector<SortPart>> scan_sort_;   // key cols + completed sort
   const RowIndexSet* index_ = nullptr;

@@ -41,12 +41,13 @@ void ClearCandidates(const Level& level) {
 // The parents (current rows) correlated with `key` through an EXISTS edge.
 template <typename Fn>
 void ForEachParent(const LevelEdge& e, const RowValues& key, Fn fn) {
-  std::vector<std::pair<int, Value>> probe;
-  for (size_t i = 0; i < key.size(); ++i) probe.emplace_back(e.parent_cols[i], key[i]);
-  for (auto it = e.parent_index->lower_bound(CursorProbe{&probe, /*after_equal=*/false});
-       it != e.parent_index->end(); ++it) {
-    std::optional<RowValues> k = Level::KeyOf(**it, e.parent_cols);
-    if (!k || CompareRowValues(*k, key) != 0) break;
+  // The parent index leads with parent_cols (level.cc AcquireParentIndex); a key never holds a
+  // null (KeyOf), so the run's rows are exactly those whose cells equal the key.
+  const RowIndexSet& index = *e.parent_index;
+  for (auto it = index.lower_bound(KeyProbe{&key, &e.parent_probe}); it != index.end(); ++it) {
+    for (size_t i = 0; i < key.size(); ++i) {
+      if (CompareValues((**it)[e.parent_cols[i]], key[i]) != 0) return;
+    }
     fn(*it);
   }
 }

@@ -88,13 +88,14 @@ void AttachNode(const Level& level, Window& w, const Row& row) {
   Window::Node node;
   node.row = row;
   const auto& related = level.related();
+  node.related.reserve(related.size());
   for (size_t r = 0; r < related.size(); ++r) {
     const LevelEdge& e = related[r];
     auto child = std::make_unique<Window>(*e.child);
     std::optional<RowValues> key = Level::KeyOf(*row, e.parent_cols);
     if (key) {
       HydrateWindow(*e.child, &*key, *child);
-      w.by_key[r][*key].insert(pk);
+      w.by_key[r][std::move(*key)].insert(pk);  // the key is not read again: move it in
     }
     node.related.push_back(std::move(child));
   }
