@@ -140,6 +140,25 @@ TEST_F(DowngradeTest, TheDropReStagesUnsentRoomWorkOntoTheDaemonInOneStep) {
   ExpectNoFlicker(1);
 }
 
+TEST_F(DowngradeTest, ADropOutsideAnyReleaseStillReStagesInOneStep) {
+  Upgrade({Issue("a", "A")}, {Issue("a", "A")});
+  FoldOptions fold;
+  fold.key = "f";
+  ASSERT_TRUE(
+      backend_->InvokeFolded("createIssue", RoomArgs({{"id", "f"}, {"title", "F"}}), fold).ok());
+  ASSERT_TRUE(backend_->RetargetRemoteQuery(Issues(), "daemon").ok());
+  ASSERT_TRUE(backend_->DemoteRoomSource(kRoom, kDoc, 5).ok());
+  DaemonSnapshot({Issue("a", "A")}, 2);  // re-hydrated; the fence still holds
+  EXPECT_EQ(backend_->ghosts().count(kRoom), 1u);
+  backend_->TestRoomWatermark(kDoc, 5);  // the fence clears with no release delta at all
+  Record(1);
+  EXPECT_TRUE(backend_->ghosts().empty());
+  EXPECT_THAT(Head("issue"), ElementsAre(Issue("a", "A"), Issue("f", "F")));
+  EXPECT_THAT(Rows(1), ElementsAre("\"a\"=\"A\"", "\"f\"=\"F\""));
+  EXPECT_EQ(swaps_[1], 2);
+  ExpectNoFlicker(1);
+}
+
 TEST_F(DowngradeTest, AReconnectCancelsTheGhostAndASecondDemoteRaisesTheFence) {
   UpgradeWriteAndRetargetBack();
   ASSERT_TRUE(backend_->DemoteRoomSource(kRoom, kDoc, 5).ok());
