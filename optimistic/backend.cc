@@ -37,6 +37,17 @@ OptimisticBackend::OptimisticBackend(OptimisticOptions options, OptimisticSource
                       return InvokeWith(name, args, std::string(kDaemonSource)).status();
                     },
                     options_.on_rejected}),
+      system_(options_.client_id, options_.clock,
+              SystemStreams::Hooks{
+                  // The SAME handler the channels' mutationOutcome frames use (outcomes.h).
+                  [this](const std::string& domain, const MutationOutcomeFrame& f) {
+                    outcomes_.Handle(domain, f);
+                  },
+                  // The SAME confirm core as every channel's lmid stream (ledger.h).
+                  [this](const std::string& domain, int64_t lmid) {
+                    ledger_.EnsureDomain(domain);
+                    return ledger_.FoldConfirm(domain, lmid);
+                  }}),
       rooms_(&db_, &options_.schema, &options_.local_tables),
       swaps_(&channels_, &subs_, &views_, &rooms_, &reconcile_, &options_.local_tables, &health_,
              &room_counters_),
@@ -381,9 +392,49 @@ void OptimisticBackend::ReleaseRemoteQuery(int64_t retain_qid) {
   });
   if (!s.ok()) return health_.Fail(s);
   const auto sub = subs_.SubOfRetain(retain_qid);
-  RunReleaseGc(sub, subs_.Release(retain_qid), absl::StrCat("releaseRemoteQuery ", retain_qid));
+  std::vector<ServerDeltaOp> gc = subs_.Release(retain_qid);
+  // The last retain of a system sub: forget its spec (its folded state stays).
+  if (sub && !subs_.HasSource(sub->first)) system_.Remove(sub->first);
+  RunReleaseGc(sub, std::move(gc), absl::StrCat("releaseRemoteQuery ", retain_qid));
   views_.RefreshAxes();
   RINDLE_CHECK(!subs_.HasRetain(retain_qid));
+}
+
+absl::Status OptimisticBackend::RetainSystemQuery(int64_t retain_qid, const RemoteQuery& remote,
+                                                  const SystemStreamSpec& spec,
+                                                  const std::string& channel) {
+  absl::Status arg_error = channels_.Require(channel).status();  // first (seed 002 requireGate)
+  if (arg_error.ok() && retain_qid == kLmidQid) {
+    arg_error =
+        absl::InvalidArgumentError("retainSystemQuery: qid 0 is reserved for the lmid system query");
+  }
+  if (arg_error.ok()) arg_error = SystemStreams::CheckSpec(spec);
+  RETURN_IF_ERROR(Guard(
+      HealthCheck::kCheck,
+      [&] { return absl::StrCat("retainSystemQuery ", retain_qid, ": called"); },
+      std::move(arg_error)));
+  if (subs_.HasRetain(retain_qid)) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("retainSystemQuery: qid ", retain_qid, " is already a live retain"));
+  }
+  // No view: nothing to hydrate or notify.
+  ASSIGN_OR_RETURN(const bool late_joiner, subs_.Retain(retain_qid, remote, std::nullopt, channel));
+  RINDLE_CHECK(!late_joiner);
+  const std::optional<int64_t> source_qid = subs_.SourceOf(retain_qid);
+  RINDLE_CHECK(source_qid.has_value());
+  system_.Add(*source_qid, spec);  // a duplicate retain of the same remote keeps the first spec
+  return absl::OkStatus();
+}
+
+void OptimisticBackend::ReleaseSystemQuery(int64_t retain_qid) { ReleaseRemoteQuery(retain_qid); }
+
+void OptimisticBackend::AnnounceScopeSessions() {
+  for (const std::string& scope : system_.TakeTouchedScopes()) {
+    ++system_.mutable_counters().scope_events;
+    if (scope_sessions_observer_) {
+      scope_sessions_observer_(ScopeSessionsEvent{scope, system_.OtherScopeSessions(scope)});
+    }
+  }
 }
 
 void OptimisticBackend::UnregisterQuery(int64_t qid) {
@@ -444,7 +495,7 @@ void OptimisticBackend::HandleFrame(const std::string& key, int64_t qid,
     channel->set_resync_since_fence(false);
   }
   absl::Status error;
-  switch (channel->Admit(qid, ev, &error)) {
+  switch (channel->Admit(qid, ev, &error, &system_)) {
     case Channel::Action::kResubscribe:  // "drift ⇒ re-subscribe"
       channel->Resubscribe(qid, subs_.RemoteOf(qid));
       break;
@@ -471,10 +522,18 @@ void OptimisticBackend::HandleResync(const std::string& key) {
   // A reconnect: the buffered frames came on the dead connection (gate.h DropConnection).
   channel->DropConnection();
   channel->set_resync_since_fence(true);
-  // §7.5 rule 3: THIS domain's sent envelopes, original mids, mid order, on its own channel. A
-  // gate-less domain's envelopes (shipped on the daemon channel) are not re-sent by the daemon's
-  // resync — seed 002 resendPending(gate.key) re-sends the gate's own domain only.
-  channel->Resend(ledger_, options_.client_id);
+  // §7.5 rule 3, per domain: THIS domain's sent envelopes, original mids, mid order, on its own
+  // channel; the daemon's resync then re-sends every GATE-LESS domain's too (domain order), since
+  // their envelopes shipped on the daemon channel (channels.h For). Seed 002's
+  // resendPending(gate.key) re-sends the gate's own domain only, so a gate-less domain's lost
+  // push was never re-sent and every later mid of that domain waited forever (a seed gap).
+  channel->Resend(ledger_, options_.client_id, key);
+  if (!IsDaemonSource(key)) return;
+  for (const auto& [domain, next] : ledger_.next_mid()) {
+    if (!IsDaemonSource(domain) && !channels_.Has(domain)) {
+      channel->Resend(ledger_, options_.client_id, domain);
+    }
+  }
 }
 
 void OptimisticBackend::HandleProgress(const std::string& key, const ProgressFrame& frame) {
@@ -486,12 +545,18 @@ void OptimisticBackend::HandleProgress(const std::string& key, const ProgressFra
   std::set<int64_t> newly;
   // The first released snapshot is the hydration point — even an empty one. The channel's lmid
   // frames fold into watermark[key] alone.
-  const absl::Status released = channel->Release(frame.cv_min, &ledger_, [&](int64_t qid) {
-    // A room sub's first snapshot queues its swap-in for the release tail (swap.h).
-    if (!subs_.SubHydrated(qid)) swaps_.QueueSwapIn(qid);
-    subs_.MarkHydrated(qid, &newly);
-  });
-  if (!released.ok()) return health_.Fail(released);
+  const absl::Status released = channel->Release(
+      frame.cv_min, &ledger_,
+      [&](int64_t qid) {
+        // A room sub's first snapshot queues its swap-in for the release tail (swap.h).
+        if (!subs_.SubHydrated(qid)) swaps_.QueueSwapIn(qid);
+        subs_.MarkHydrated(qid, &newly);
+      },
+      &system_);
+  if (!released.ok()) {
+    system_.TakeTouchedScopes();  // the release failed: no doorbell for half a release
+    return health_.Fail(released);
+  }
   // The confirm-drop is per domain (each entry's own watermark); the engine rebases every
   // channel's delta through the daemon baseline it attaches today (see backend.h "Channels") —
   // a room's delta renamed into its twins first (room_tables.h).
@@ -503,6 +568,8 @@ void OptimisticBackend::HandleProgress(const std::string& key, const ProgressFra
   swaps_.ProcessSwapIns();
   swaps_.FlushRetargetGc(key);
   downgrades_.Evaluate();
+  // The doorbell LAST: everything this release carried is applied (seed 002 onGateProgress).
+  AnnounceScopeSessions();
 }
 
 void OptimisticBackend::TestRelease(const std::string& domain,
@@ -566,6 +633,8 @@ DomainsInspect OptimisticBackend::InspectDomains() const {
         GateInspect{channel->gate().applied_cv(), channel->gate().buffered()};
   }
   for (const auto& p : ledger_.pending()) out.pending.push_back({p.mid, p.seq, p.name, p.domain});
+  out.lifecycle.room_watermarks = system_.room_watermarks();
+  out.lifecycle.scope_sessions = system_.scope_sessions();
   return out;
 }
 

@@ -22,6 +22,8 @@
 //   room_tables.h   — rooms (302): the namespaced twins, the released-delta rename, staging
 //   swap.h          — rooms: views swapping onto twins, retarget (two phases), context join
 //   downgrade.h     — rooms: demote → ghost → fence → swap-back, the stuck event
+//   system_streams.h — the lifecycle system streams (outcome / room-ledger / watermark / session
+//                     rows folded at release, roomWatermarks, scopeSessions, the doorbell)
 // The facade checks every entry point's preconditions through ONE guard (health, then re-entry
 // inside a reconcile cycle) and sequences the parts; the event order (observer calls, pushes,
 // registrations) is the parts' order below.
@@ -130,6 +132,7 @@
 #include "optimistic/source.h"
 #include "optimistic/subscriptions.h"
 #include "optimistic/swap.h"
+#include "optimistic/system_streams.h"
 #include "optimistic/views.h"
 
 namespace rindle {
@@ -196,6 +199,33 @@ class OptimisticBackend {
   // an unknown retain qid.
   void ReleaseRemoteQuery(int64_t retain_qid);
 
+  // System streams (seed 002 Slice I-iii, system_streams.h): a retain of `remote` with NO view
+  // whose frames fold at release into the ledger plane, roomWatermarks and scopeSessions. Same
+  // refcounting and channel rules as RetainRemoteQuery (the channel defaults to the daemon: the
+  // lifecycle tables live in its store). Errors: an unconnected channel (NotFound), qid 0 or a
+  // spec that names no lifecycle table / the wrong filter field (InvalidArgument), a live retain
+  // qid (AlreadyExists), the sub on another channel / its wire id taken (FailedPrecondition),
+  // inside a cycle.
+  absl::Status RetainSystemQuery(int64_t retain_qid, const RemoteQuery& remote,
+                                 const SystemStreamSpec& spec,
+                                 const std::string& channel = std::string(kDaemonSource));
+  // Releases one system retain (refcounted; the last one unregisters the sub and forgets its
+  // spec). The folded state stays. A no-op for an unknown retain qid.
+  void ReleaseSystemQuery(int64_t retain_qid);
+  // The doorbell (seed 002 onScopeSessions): once per scope a release's session fold touched,
+  // after that release applied, in scope order. A later registration replaces the earlier one.
+  void SetScopeSessionsObserver(std::function<void(const ScopeSessionsEvent&)> observer) {
+    scope_sessions_observer_ = std::move(observer);
+  }
+  // Unexpired (expires_at > the fold clock's now) sessions of OTHER clients under `scope`.
+  int64_t OtherScopeSessions(const std::string& scope) const {
+    return system_.OtherScopeSessions(scope);
+  }
+  // doc → highest flush_seq folded (monotone).
+  const std::map<std::string, int64_t>& room_watermarks() const {
+    return system_.room_watermarks();
+  }
+  const SystemFoldCounters& system_folds() const { return system_.counters(); }
   // --- rooms (302; see "Rooms" above) ---
   absl::Status RegisterRoomTables(const std::string& source_key,
                                   const std::vector<std::string>& tables);
@@ -209,7 +239,8 @@ class OptimisticBackend {
                                               const std::string& source_key);
   absl::Status DemoteRoomSource(const std::string& source_key, const std::string& doc,
                                 int64_t final_flush_seq);
-  // The fence input roomWatermarks[doc]: the installed source, else the test seam's value (0).
+  // The fence input roomWatermarks[doc]: the installed source, else the system streams' folded
+  // value (room_watermarks()) max the test seam's.
   int64_t RoomWatermark(const std::string& doc) const;
   void SetRoomWatermarkSource(std::function<int64_t(const std::string& doc)> source) {
     room_watermark_source_ = std::move(source);
@@ -345,6 +376,8 @@ class OptimisticBackend {
   // mid-retarget also GCs the channel it left.
   void RunReleaseGc(const std::optional<std::pair<int64_t, std::string>>& sub,
                     std::vector<ServerDeltaOp> gc, const std::string& what);
+  // Fires the doorbell for the scopes the last release's session fold touched.
+  void AnnounceScopeSessions();
   const Channel& daemon() const { return channels_.daemon(); }
   const std::string& daemon_key() const { return channels_.daemon().key(); }
 
@@ -360,6 +393,7 @@ class OptimisticBackend {
   Folds folds_;
   Reconciler reconcile_;
   Outcomes outcomes_;
+  SystemStreams system_;
   RoomTables rooms_;
   RoomCounters room_counters_;
   RoomSwaps swaps_;
@@ -369,6 +403,7 @@ class OptimisticBackend {
   std::function<void(const std::string&, const std::string&, const std::vector<std::string>&)>
       cross_authority_observer_;
   std::function<void(const MutationEnvelope&)> send_observer_;
+  std::function<void(const ScopeSessionsEvent&)> scope_sessions_observer_;
 };
 
 }  // namespace rindle

@@ -66,8 +66,12 @@ absl::Status OptimisticBackend::DemoteRoomSource(const std::string& source_key,
 
 int64_t OptimisticBackend::RoomWatermark(const std::string& doc) const {
   if (room_watermark_source_) return room_watermark_source_(doc);
-  auto it = test_room_watermarks_.find(doc);
-  return it == test_room_watermarks_.end() ? 0 : it->second;
+  // roomWatermarks[doc] from the system streams (system_streams.h), max the test seam's value.
+  const std::map<std::string, int64_t>& folded = system_.room_watermarks();
+  auto f = folded.find(doc);
+  auto t = test_room_watermarks_.find(doc);
+  return std::max(f == folded.end() ? int64_t{0} : f->second,
+                  t == test_room_watermarks_.end() ? int64_t{0} : t->second);
 }
 
 void OptimisticBackend::TestRoomWatermark(const std::string& doc, int64_t flush_seq) {

@@ -93,9 +93,10 @@ void Channel::FenceResync(const std::vector<std::pair<int64_t, const RemoteQuery
   gate_.BeginFence(std::move(qids));
 }
 
-void Channel::Resend(const Ledger& ledger, const std::string& client_id) {
+void Channel::Resend(const Ledger& ledger, const std::string& client_id,
+                     const std::string& domain) {
   int64_t previous = 0;
-  for (const PendingMutation* p : ledger.SentInMidOrder(key_)) {
+  for (const PendingMutation* p : ledger.SentInMidOrder(domain)) {
     RINDLE_CHECK_GT(*p->mid, previous);  // mids are unique per domain: a re-send never repeats
     previous = *p->mid;
     source_->PushMutation(MutationEnvelope{client_id, *p->mid, p->name, p->args});
@@ -154,7 +155,8 @@ void Channel::LearnLmidColumns(const std::vector<WireTable>& tables) {
   }
 }
 
-Channel::Action Channel::Admit(int64_t qid, const NormalizedEvent& ev, absl::Status* error) {
+Channel::Action Channel::Admit(int64_t qid, const NormalizedEvent& ev, absl::Status* error,
+                               SystemStreams* system) {
   RINDLE_CHECK(error != nullptr);
   if (ev.type == NormalizedEvent::Type::kHello) {
     // A new epoch: frames still buffered for this qid are from the superseded one.
@@ -163,14 +165,16 @@ Channel::Action Channel::Admit(int64_t qid, const NormalizedEvent& ev, absl::Sta
       LearnLmidColumns(ev.tables);
       return Action::kNone;
     }
-    if (absl::Status skew = CheckHello(ev.tables); !skew.ok()) {
+    const bool is_system = system != nullptr && system->Has(qid);
+    if (absl::Status skew = is_system ? system->CheckHello(qid, ev.tables) : CheckHello(ev.tables);
+        !skew.ok()) {
       // Refuse this epoch: its frames are dropped until a valid hello.
       ++schema_rejections_;
       rejected_.insert(qid);
       return Action::kResubscribe;
     }
     rejected_.erase(qid);
-    *error = sync_.SetProjection(qid, ev.tables);
+    if (!is_system) *error = sync_.SetProjection(qid, ev.tables);
     return Action::kNone;
   }
   // The refused epoch's data.
@@ -181,11 +185,28 @@ Channel::Action Channel::Admit(int64_t qid, const NormalizedEvent& ev, absl::Sta
 }
 
 absl::Status Channel::Release(int64_t cv_min, Ledger* ledger,
-                              absl::FunctionRef<void(int64_t)> on_snapshot) {
+                              absl::FunctionRef<void(int64_t)> on_snapshot,
+                              SystemStreams* system) {
   const bool fenced = gate_.fenced();
   std::vector<BufferedFrame> ready = gate_.Release(cv_min);
   if (fenced && gate_.fenced()) return absl::OkStatus();  // held: nothing released
+  // The lifecycle system frames fold FIRST — before this release's lmid and data frames and the
+  // caller's confirm-drop (seed 002 computeRelease / foldSystemFrames).
+  std::vector<const BufferedFrame*> system_frames;
+  if (system != nullptr) {
+    for (const auto& f : ready) {
+      if (system->Has(f.qid)) system_frames.push_back(&f);
+    }
+  }
+  if (!system_frames.empty()) {
+    if (absl::Status s = system->Fold(system_frames); !s.ok()) return s;
+  }
   for (const auto& f : ready) {
+    if (system != nullptr && system->Has(f.qid)) {
+      // No view and no sync rows; its snapshot still marks the sub hydrated (uniform bookkeeping).
+      if (f.kind == NormalizedEvent::Type::kSnapshot) on_snapshot(f.qid);
+      continue;
+    }
     if (f.qid == kLmidQid) {
       if (absl::Status s = FoldLmidOps(f.ops, ledger); !s.ok()) return s;
       // A released lmid snapshot without our row says lmid 0 (a restored ledger that never saw

@@ -45,6 +45,7 @@
 #include "optimistic/ledger.h"
 #include "optimistic/normalized_sync.h"
 #include "optimistic/source.h"
+#include "optimistic/system_streams.h"
 
 namespace rindle {
 
@@ -78,12 +79,20 @@ class Channel {
   // After a (re)connect (the lmid query's first hello after a resync: the source re-registered
   // every query itself): fences the gate over the live subs and the lmid query.
   void FenceResync(const std::vector<std::pair<int64_t, const RemoteQuery*>>& live);
-  void Resend(const Ledger& ledger, const std::string& client_id);
+  // Re-sends `domain`'s sent, unconfirmed envelopes (this channel's own domain, or — on the
+  // daemon channel — a gate-less domain whose envelopes ship here).
+  void Resend(const Ledger& ledger, const std::string& client_id, const std::string& domain);
 
   // Downstream. `qid` must be the lmid qid or a live sub's source qid (the caller filters).
-  Action Admit(int64_t qid, const NormalizedEvent& ev, absl::Status* error);
+  // `system` (may be null: no system subs) knows the system qids: their hellos are checked
+  // against the lifecycle schemas (system_streams.h), never projected into NormalizedSync.
+  Action Admit(int64_t qid, const NormalizedEvent& ev, absl::Status* error,
+               SystemStreams* system = nullptr);
+  // System frames fold FIRST (system_streams.h Fold, the seed's fixed order), then the lmid and
+  // data frames; a released system snapshot is reported to `on_snapshot` too.
   absl::Status Release(int64_t cv_min, Ledger* ledger,
-                       absl::FunctionRef<void(int64_t)> on_snapshot);
+                       absl::FunctionRef<void(int64_t)> on_snapshot,
+                       SystemStreams* system = nullptr);
   std::vector<ServerDeltaOp> TakeDelta() { return sync_.TakeDelta(); }
   // Forgets a released sub: its buffered frames, its refused epoch, its footprint (the returned GC
   // delta: rows only it referenced → removes, shared rows narrowed → edits).

@@ -17,7 +17,7 @@
 // the views re-register on their original ASTs (views.h Rebind: one transition each). Fence met
 // but sent mids remain ⇒ `stuck` fires ONCE per ghost naming exactly those mids (mid order), and
 // the ghost HOLDS — no timeout retire. The fence reads `room_watermark`, the client's
-// roomWatermarks[doc] (system streams); re-pointable.
+// roomWatermarks[doc] (system_streams.h, folded inside the channel's release before the cycle).
 // Errors: an engine failure of the drop lands in the shared health (the ghost is gone either way).
 #pragma once
 

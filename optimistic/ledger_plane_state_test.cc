@@ -1,19 +1,22 @@
 // ledger_plane_state_test.cc — a RapidCheck state-machine test (rc::state) of the client's LEDGER
 // PLANE over two channels: the daemon and a room ("room:doc:1") that disconnects and reconnects,
 // declared-domain invokes, per-channel lmid confirms, rejected / deopt outcome frames (any mid:
-// unissued, duplicate, pending, retired), per-channel restart and resync.
+// unissued, duplicate, pending, retired), per-channel restart and resync, and the daemon-carried
+// lifecycle SYSTEM frames (seed 002 I-iii): one daemon release co-committing an outcome row, the
+// room ledger row and a watermark row for doc:1 — folded outcomes first, then the ledger.
 //
 // The MODEL is what the harness issued and what the authorities answered — never the backend's
 // report: per domain the next mid and the confirmed watermark, the client-global seq, the pending
 // entries (domain, mid, seq, args) in creation order, the processed (domain, mid) outcomes, the
 // rejections surfaced, every envelope each source must have received (first sends, deopt flips,
-// re-invokes, resync re-sends), and each connected channel's applied cv. The seed's rules are
+// re-invokes, resync re-sends — the daemon's covers the gate-less room domain too), each
+// connected channel's applied cv, and roomWatermarks (the max of the flush seqs sent). The seed's rules are
 // the model's (seed 002 dealMid / handleMutationOutcome / resendPending / applyRelease).
 // No data subscriptions: the views' plane is backend_state_test's.
 //
 // The CHECK after every command: health ok; InspectDomains() pending (mid, seq, domain) in
 // creation order, nextMid, watermark and the connected gates' appliedCv == the model's; the
-// rejections surfaced == the model's; every source's pushed mids == the model's.
+// rejections surfaced == the model's; every source's pushed mids == the model's; roomWatermarks.
 #include <deque>
 #include <map>
 #include <memory>
@@ -28,6 +31,7 @@
 #include <rapidcheck/gtest.h>
 #include <rapidcheck/state.h>
 
+#include "base/lifecycle_tables.h"
 #include "optimistic/backend.h"
 #include "optimistic/testing/backend_test_fixture.h"
 #include "optimistic/testing/fake_source.h"
@@ -41,7 +45,12 @@ using backend_test::kClient;
 
 const std::string kDaemon = "daemon";
 const std::string kRoom = "room:doc:1";
+const std::string kDoc = "doc:1";
 constexpr int kCases = 500;
+// The daemon-carried system retains of doc:1.
+constexpr int64_t kOutcomesQid = 11;
+constexpr int64_t kLedgerQid = 12;
+constexpr int64_t kWatermarkQid = 13;
 
 struct Entry {
   std::string domain;
@@ -62,6 +71,7 @@ struct Model {
   std::map<std::pair<std::string, int64_t>, json> echo;  // (domain, mid) → the args it carried
   std::map<std::string, std::vector<int64_t>> pushed;    // "daemon" / "room#<incarnation>"
   std::vector<int64_t> rejected;
+  std::map<std::string, int64_t> room_watermarks;
 
   std::string SourceOf(const std::string& domain) const {
     if (domain == kRoom && room_connected) return "room#" + std::to_string(room_incarnation);
@@ -93,6 +103,20 @@ struct Sut {
     backend = std::make_unique<OptimisticBackend>(std::move(o), &daemon);
     rooms.emplace_back();
     RC_ASSERT(backend->ConnectSource(kRoom, &rooms.back()).ok());
+    RetainSystem(kOutcomesQid, kRoomMutationOutcomesTable);
+    RetainSystem(kLedgerQid, kRoomClientMutationsTable);
+    RetainSystem(kWatermarkQid, kRoomWatermarkTable);
+  }
+  void RetainSystem(int64_t qid, std::string_view table) {
+    const RemoteQuery remote{std::string(kLifecycleQueryName),
+                             {{"table", std::string(table)}, {"doc", kDoc}}};
+    RC_ASSERT(backend->RetainSystemQuery(qid, remote, {std::string(table), "", kDoc}).ok());
+    for (const LifecycleTableSpec& t : LifecycleTables()) {
+      if (t.name != table) continue;
+      WireTable w{std::string(t.name), {}, t.primary_key};
+      for (auto c : t.columns) w.columns.emplace_back(c);
+      daemon.Hello(qid, {w});
+    }
   }
   FakeSource& Source(const std::string& domain) { return domain == kRoom ? rooms.back() : daemon; }
 
@@ -123,6 +147,7 @@ void CheckAll(const Model& m, Sut& sut) {
   RC_ASSERT(d.gates.size() == m.cv.size());
   for (const auto& [key, cv] : m.cv) RC_ASSERT(d.gates.at(key).applied_cv == cv);
   RC_ASSERT(sut.rejected == m.rejected);
+  RC_ASSERT(sut.backend->room_watermarks() == m.room_watermarks);
   auto expected = [&](const std::string& source) {
     auto it = m.pushed.find(source);
     return it == m.pushed.end() ? std::vector<int64_t>{} : it->second;
@@ -180,6 +205,28 @@ struct Confirm : Cmd {
   void show(std::ostream& os) const override { os << "Confirm " << domain << " +" << ahead; }
 };
 
+// The seed's handleMutationOutcome on the model (frames and rows share it).
+void ApplyOutcome(Model& m, const std::string& domain, bool deopt, int64_t mid) {
+  if (mid < 1 || mid >= m.next_mid.at(domain)) return;  // never issued
+  if (!m.processed[domain].insert(mid).second) return;  // duplicate
+  if (!deopt) {
+    m.rejected.push_back(mid);
+    return;
+  }
+  for (auto& e : m.pending) {
+    if (e.domain != domain || e.mid != mid) continue;
+    // The flip: a fresh daemon mid, the original seq, sent now on the daemon channel.
+    const json args = m.echo.at({domain, mid});
+    e.domain = kDaemon;
+    e.mid = m.next_mid[kDaemon]++;
+    ++m.seq;  // the dealt seq is discarded, the counter still moves (seed 002 dealMid)
+    m.echo[{kDaemon, e.mid}] = args;
+    m.pushed[kDaemon].push_back(e.mid);
+    return;
+  }
+  m.Deal(kDaemon, ++m.seq, m.echo.at({domain, mid}));  // the retired mid's echo, re-invoked
+}
+
 struct Outcome : Cmd {
   std::string domain = *GenDomain();
   bool deopt = *rc::gen::arbitrary<bool>();
@@ -187,26 +234,7 @@ struct Outcome : Cmd {
   void checkPreconditions(const Model& m) const override {
     RC_PRE(domain == kDaemon || m.room_connected);
   }
-  void apply(Model& m) const override {
-    if (mid < 1 || mid >= m.next_mid.at(domain)) return;  // never issued
-    if (!m.processed[domain].insert(mid).second) return;  // duplicate
-    if (!deopt) {
-      m.rejected.push_back(mid);
-      return;
-    }
-    for (auto& e : m.pending) {
-      if (e.domain != domain || e.mid != mid) continue;
-      // The flip: a fresh daemon mid, the original seq, sent now on the daemon channel.
-      const json args = m.echo.at({domain, mid});
-      e.domain = kDaemon;
-      e.mid = m.next_mid[kDaemon]++;
-      ++m.seq;  // the dealt seq is discarded, the counter still moves (seed 002 dealMid)
-      m.echo[{kDaemon, e.mid}] = args;
-      m.pushed[kDaemon].push_back(e.mid);
-      return;
-    }
-    m.Deal(kDaemon, ++m.seq, m.echo.at({domain, mid}));  // the retired mid's echo, re-invoked
-  }
+  void apply(Model& m) const override { ApplyOutcome(m, domain, deopt, mid); }
   void run(const Model& s0, Sut& sut) const override {
     MutationOutcomeFrame f;
     f.mid = mid;
@@ -223,19 +251,81 @@ struct Outcome : Cmd {
   }
 };
 
+// One daemon release co-committing doc:1's system rows (seed 002 I-ii / I-iii): optionally an
+// outcome row, the room ledger row confirming up to `ahead` more room mids, optionally a
+// watermark row. The model judges the outcome FIRST, then confirms (the fixed fold order).
+struct SystemRelease : Cmd {
+  bool outcome = *rc::gen::arbitrary<bool>();
+  bool deopt = *rc::gen::arbitrary<bool>();
+  int64_t mid = *rc::gen::inRange<int64_t>(0, 8);
+  int ahead = *rc::gen::inRange(0, 3);
+  bool flush = *rc::gen::arbitrary<bool>();
+  int64_t flush_seq = *rc::gen::inRange<int64_t>(0, 20);
+  int64_t Lmid(const Model& m) const {
+    return std::min(m.next_mid.at(kRoom) - 1, m.watermark.at(kRoom) + ahead);
+  }
+  void apply(Model& m) const override {
+    const int64_t lmid = Lmid(m);
+    ++m.cv[kDaemon];
+    if (outcome) ApplyOutcome(m, kRoom, deopt, mid);
+    m.watermark[kRoom] = lmid;
+    std::erase_if(m.pending, [&](const Entry& e) { return e.domain == kRoom && e.mid <= lmid; });
+    if (flush) {
+      int64_t& w = m.room_watermarks[kDoc];
+      w = std::max(w, flush_seq);
+    }
+  }
+  void run(const Model& s0, Sut& sut) const override {
+    const int64_t cv = s0.cv.at(kDaemon) + 1;
+    if (outcome) {
+      auto it = s0.echo.find({kRoom, mid});
+      const json args = it != s0.echo.end() ? it->second : json::object();
+      sut.daemon.Batch(kOutcomesQid, cv,
+                       {RowOp{RowOp::Kind::kAdd, std::string(kRoomMutationOutcomesTable),
+                              {Value::String(kDoc), Value::String(kClient), Value::Int(mid),
+                               Value::String(std::string(deopt ? kOutcomeDeopt : kOutcomeRejected)),
+                               Value::String("r"), Value::String("createIssue"),
+                               Value::String(args.dump())},
+                              {}}});
+    }
+    sut.daemon.Batch(kLedgerQid, cv,
+                     {RowOp{RowOp::Kind::kAdd, std::string(kRoomClientMutationsTable),
+                            {Value::String(kDoc), Value::String(kClient), Value::Int(Lmid(s0))},
+                            {}}});
+    if (flush) {
+      sut.daemon.Batch(kWatermarkQid, cv,
+                       {RowOp{RowOp::Kind::kAdd, std::string(kRoomWatermarkTable),
+                              {Value::String(kDoc), Value::Int(flush_seq)}, {}}});
+    }
+    sut.daemon.Progress(cv);
+    CheckAll(nextState(s0), sut);
+  }
+  void show(std::ostream& os) const override {
+    os << "SystemRelease";
+    if (outcome) os << " " << (deopt ? "deopt" : "rejected") << " mid " << mid;
+    os << " ledger +" << ahead;
+    if (flush) os << " flush " << flush_seq;
+  }
+};
+
 struct Resync : Cmd {
   std::string domain = *GenDomain();
   void checkPreconditions(const Model& m) const override {
     RC_PRE(domain == kDaemon || m.room_connected);
   }
   void apply(Model& m) const override {
-    std::vector<int64_t> mids;
-    for (const auto& e : m.pending) {
-      if (e.domain == domain) mids.push_back(e.mid);
-    }
-    std::sort(mids.begin(), mids.end());
-    auto& out = m.pushed[m.SourceOf(domain)];
-    out.insert(out.end(), mids.begin(), mids.end());
+    auto resend = [&](const std::string& of) {
+      std::vector<int64_t> mids;
+      for (const auto& e : m.pending) {
+        if (e.domain == of) mids.push_back(e.mid);
+      }
+      std::sort(mids.begin(), mids.end());
+      auto& out = m.pushed[m.SourceOf(domain)];
+      out.insert(out.end(), mids.begin(), mids.end());
+    };
+    resend(domain);
+    // §7.5 rule 3 per domain: the daemon's resync re-sends the gate-less room domain too.
+    if (domain == kDaemon && !m.room_connected) resend(kRoom);
   }
   void run(const Model& s0, Sut& sut) const override {
     sut.Source(domain).Resync();
@@ -288,7 +378,8 @@ TEST(LedgerPlaneStateMachine, MatchesTheAuthoritiesRecord) {
         rc::state::check(initial, sut,
                          rc::state::gen::execOneOfWithArgs<Invoke, Invoke, Invoke, Confirm,
                                                            Confirm, Outcome, Outcome, Outcome,
-                                                           Resync, Restart, ToggleRoom>());
+                                                           SystemRelease, SystemRelease, Resync,
+                                                           Restart, ToggleRoom>());
       },
       kCases);
 }

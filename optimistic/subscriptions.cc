@@ -143,6 +143,12 @@ std::vector<std::pair<int64_t, const RemoteQuery*>> Subscriptions::Live(
   return out;
 }
 
+std::optional<int64_t> Subscriptions::SourceOf(int64_t retain_qid) const {
+  auto r = retains_.find(retain_qid);
+  if (r == retains_.end()) return std::nullopt;
+  return subs_.at(r->second.key).source_qid;
+}
+
 std::optional<std::string> Subscriptions::ChannelOf(int64_t source_qid) const {
   auto k = source_to_key_.find(source_qid);
   if (k == source_to_key_.end()) return std::nullopt;

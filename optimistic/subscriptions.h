@@ -47,6 +47,8 @@ class Subscriptions {
 
   bool HasRetain(int64_t retain_qid) const { return retains_.count(retain_qid) > 0; }
   bool HasSource(int64_t source_qid) const { return source_to_key_.count(source_qid) > 0; }
+  // The source qid of the sub a live retain holds; nullopt for an unknown retain.
+  std::optional<int64_t> SourceOf(int64_t retain_qid) const;
   // registerQuery(qid, ast, remote)'s precondition on the wire id: `qid` is not still the source
   // qid of a DIFFERENT live remote query (FailedPrecondition naming it).
   absl::Status CheckWireId(int64_t qid, const RemoteQuery& remote) const;
