@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "base/lifecycle_tables.h"
+#include "optimistic/system_streams.h"
 #include "optimistic/testing/room_fixture.h"
 
 namespace rindle {
@@ -172,6 +174,45 @@ TEST_F(DowngradeTest, AReconnectCancelsTheGhostAndASecondDemoteRaisesTheFence) {
   EXPECT_EQ(backend_->SwappedTo(1), kRoom);  // the live room keeps its twins and views
   EXPECT_FALSE(backend_->RoomTablesFor(kRoom).empty());
   EXPECT_TRUE(stuck_.empty());
+}
+
+// End to end through the system streams (system_streams.h): the fence value and the room's
+// confirm of the sent mid both arrive daemon-carried, in ONE daemon release with the sub's
+// re-snapshot — the ghost drops inside that release, nothing flickers, nothing is stuck.
+TEST_F(DowngradeTest, TheFenceAndTheRoomConfirmRideTheDaemonSystemStreams) {
+  auto retain = [&](int64_t qid, std::string_view table) {
+    SystemStreamSpec spec{std::string(table), "", kDoc};
+    RemoteQuery remote{std::string(kLifecycleQueryName),
+                       {{"table", std::string(table)}, {"doc", kDoc}, {"client_id", kClient}}};
+    ASSERT_TRUE(backend_->RetainSystemQuery(qid, remote, spec).ok());
+    for (const LifecycleTableSpec& t : LifecycleTables()) {
+      if (t.name != table) continue;
+      WireTable w{std::string(t.name), {}, t.primary_key};
+      for (auto c : t.columns) w.columns.emplace_back(c);
+      daemon_.Hello(qid, {w});
+    }
+  };
+  UpgradeWriteAndRetargetBack();  // room mid 1 (w) sent; the sub back on the daemon
+  retain(12, kRoomClientMutationsTable);
+  retain(13, kRoomWatermarkTable);
+  ASSERT_TRUE(backend_->DemoteRoomSource(kRoom, kDoc, 3).ok());
+  daemon_.Hello(1, {});
+  daemon_.Snapshot(1, 2, "issue", {Issue("a", "A"), Issue("w", "W")});
+  daemon_.Batch(12, 2, {RowOp{RowOp::Kind::kAdd, std::string(kRoomClientMutationsTable),
+                              {Value::String(kDoc), Value::String(kClient), Value::Int(1)}, {}}});
+  daemon_.Batch(13, 2, {RowOp{RowOp::Kind::kAdd, std::string(kRoomWatermarkTable),
+                              {Value::String(kDoc), Value::Int(3)}, {}}});
+  EXPECT_EQ(backend_->ghosts().count(kRoom), 1u);
+  daemon_.Progress(2);
+  Record(1);
+  ASSERT_TRUE(backend_->health().ok()) << backend_->health();
+  EXPECT_EQ(backend_->room_watermarks().at(kDoc), 3);
+  EXPECT_TRUE(backend_->ghosts().empty());
+  EXPECT_TRUE(backend_->pending().empty());
+  EXPECT_FALSE(backend_->SwappedTo(1).has_value());
+  EXPECT_THAT(Rows(1), ElementsAre("\"a\"=\"A\"", "\"w\"=\"W\""));
+  EXPECT_TRUE(stuck_.empty());
+  ExpectNoFlicker(1);
 }
 
 }  // namespace
