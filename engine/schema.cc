@@ -181,6 +181,10 @@ absl::StatusOr<Schema> SchemaFromJson(const nlohmann::json& j, std::string_view 
   }
   Schema schema;
   for (const auto& [name, t] : j["tables"].items()) {
+    if (name.find('@') != std::string::npos) {  // `@` namespaces the client's room tables
+      return absl::InvalidArgumentError(
+          StrCat(where, ": tables.", name, ": '@' is reserved (room table namespace)"));
+    }
     auto spec = TableSpecFromJson(t, StrCat(where, ": tables.", name));
     if (!spec.ok()) return spec.status();
     schema.emplace(name, std::move(*spec));

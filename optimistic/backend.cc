@@ -47,8 +47,19 @@ OptimisticBackend::OptimisticBackend(OptimisticOptions options, OptimisticSource
                   [this](const std::string& domain, int64_t lmid) {
                     ledger_.EnsureDomain(domain);
                     return ledger_.FoldConfirm(domain, lmid);
-                  }}) {
+                  }}),
+      rooms_(&db_, &options_.schema, &options_.local_tables),
+      swaps_(&channels_, &subs_, &views_, &rooms_, &reconcile_, &options_.local_tables, &health_,
+             &room_counters_),
+      downgrades_(&channels_, &subs_, &ledger_, &views_, &rooms_, &swaps_, &reconcile_, &health_,
+                  &room_counters_) {
   RINDLE_CHECK_GT(options_.buffer_cap, size_t{0});
+  // A re-invocation re-stages through its entry's CURRENT domain (302 §2).
+  reconcile_.stage_for = [this](const std::string& domain) { return rooms_.StagingMap(domain); };
+  downgrades_.room_watermark = [this](const std::string& doc) { return RoomWatermark(doc); };
+  // A ghost drop rides the release's one reconcile cycle (downgrade.h).
+  reconcile_.before_cycle = [this] { return downgrades_.BeforeCycle(); };
+  reconcile_.after_cycle = [this] { downgrades_.AfterCycle(); };
   ledger_.AddDomain(kDaemonSource);
   RegisterTables();
   WireChannel(channels_.daemon());
@@ -87,6 +98,7 @@ absl::Status OptimisticBackend::ConnectSource(const std::string& source_key,
                         [&] { return absl::StrCat("connectSource ", source_key, ": called"); },
                         std::move(arg_error)));
   Channel& channel = channels_.Add(source_key, source);
+  downgrades_.Cancel(source_key);  // a re-upgrade cancels a pending ghost (its twins stay live)
   // The channel's lmid stream folds into watermark[key]: a reconnected domain continues its
   // surviving nextMid / watermark (its lmid snapshot max-folds into them).
   ledger_.EnsureDomain(source_key);
@@ -126,6 +138,11 @@ void OptimisticBackend::RegisterTables() {
     }
   }
   for (const auto& [name, spec] : options_.schema) {
+    if (name.find('@') != std::string::npos) {  // `@` is the room twins' namespace (302 §2)
+      health_.Fail(absl::InvalidArgumentError(absl::StrCat(
+          "optimistic backend: table \"", name, "\": '@' is reserved for room tables")));
+      continue;
+    }
     if (name == kClientMutationsTable) {
       health_.Fail(absl::InvalidArgumentError(absl::StrCat(
           "optimistic backend: table \"", name, "\" is reserved for confirmations")));
@@ -177,9 +194,10 @@ absl::StatusOr<int64_t> OptimisticBackend::InvokeWith(const std::string& name,
   ASSIGN_OR_RETURN(const Mutator* mutator, registry_.Find(name));
   // Declared, resolved BEFORE the prediction runs (domains.h).
   const std::string domain = domains_.Resolve(name, args, pin);
-  MutatorRun run =
-      RunMutator(db_, options_.schema, options_.local_tables, *mutator, args, RunMode::kInvoke);
+  MutatorRun run = RunMutator(db_, options_.schema, options_.local_tables, *mutator, args,
+                              RunMode::kInvoke, rooms_.StagingMap(domain));
   if (!run.ok()) return RunFailure(run, absl::StrCat("mutator \"", name, "\""));
+  NoteCrossAuthority(name, domain, run.writes);
   // Flush-on-enqueue (§4.2): an open fold whose tables overlap this write takes its mid first,
   // so wire order == local-apply order for any pair that can observe each other.
   folds_.DrainOverlapping(Touched(run.writes));
@@ -219,8 +237,10 @@ absl::StatusOr<std::string> OptimisticBackend::InvokeFolded(const std::string& n
   }
   ASSIGN_OR_RETURN(const Mutator* mutator, registry_.Find(name));
   // The prediction runs with the read trap armed and NO read log (the two never arm together).
-  MutatorRun run =
-      RunMutator(db_, options_.schema, options_.local_tables, *mutator, args, RunMode::kFolded);
+  // The declared domain picks the staging map up front, like invoke's (the flush re-resolves).
+  const std::string domain = domains_.Resolve(name, args, std::nullopt);
+  MutatorRun run = RunMutator(db_, options_.schema, options_.local_tables, *mutator, args,
+                              RunMode::kFolded, rooms_.StagingMap(domain));
   if (!run.ok()) {
     if (run.stage == MutatorRun::Stage::kMutatorFailed && run.fold_read) {
       return absl::FailedPreconditionError(absl::StrCat(
@@ -229,6 +249,7 @@ absl::StatusOr<std::string> OptimisticBackend::InvokeFolded(const std::string& n
     }
     return RunFailure(run, absl::StrCat("folded mutator \"", name, "\""));
   }
+  NoteCrossAuthority(name, domain, run.writes);
   const std::string key = FoldKey(name, opts.key);
   const int64_t now = options_.clock->Now();
   folds_.Absorb(key, name, args, opts, std::move(run.writes), run.probed, now);
@@ -354,7 +375,11 @@ absl::Status OptimisticBackend::RetainRemoteQuery(int64_t retain_qid, const Remo
   }
   ASSIGN_OR_RETURN(const bool late_joiner, subs_.Retain(retain_qid, remote, local_qid, channel));
   // A late joiner to a hydrated sub: notify kComplete even if it already read kComplete.
-  if (late_joiner) views_.NotifyResultType(*local_qid, ResultType::kComplete, /*force=*/true);
+  if (late_joiner) {
+    // 302 §4.1 late join: a room sub's views swapped at its first snapshot, long ago.
+    swaps_.SwapLateJoiner(subs_.SubOfRetain(retain_qid)->first);
+    views_.NotifyResultType(*local_qid, ResultType::kComplete, /*force=*/true);
+  }
   views_.RefreshAxes();
   RINDLE_CHECK(subs_.HasRetain(retain_qid));
   return absl::OkStatus();
@@ -366,11 +391,11 @@ void OptimisticBackend::ReleaseRemoteQuery(int64_t retain_qid) {
     return absl::StrCat("releaseRemoteQuery ", retain_qid, ": called");
   });
   if (!s.ok()) return health_.Fail(s);
-  const std::optional<int64_t> source_qid = subs_.SourceOf(retain_qid);
-  const std::vector<ServerDeltaOp> gc = subs_.Release(retain_qid);
+  const auto sub = subs_.SubOfRetain(retain_qid);
+  std::vector<ServerDeltaOp> gc = subs_.Release(retain_qid);
   // The last retain of a system sub: forget its spec (its folded state stays).
-  if (source_qid && !subs_.HasSource(*source_qid)) system_.Remove(*source_qid);
-  reconcile_.RunGc(daemon_key(), gc, absl::StrCat("releaseRemoteQuery ", retain_qid));
+  if (sub && !subs_.HasSource(sub->first)) system_.Remove(sub->first);
+  RunReleaseGc(sub, std::move(gc), absl::StrCat("releaseRemoteQuery ", retain_qid));
   views_.RefreshAxes();
   RINDLE_CHECK(!subs_.HasRetain(retain_qid));
 }
@@ -418,11 +443,13 @@ void OptimisticBackend::UnregisterQuery(int64_t qid) {
       Guard(HealthCheck::kSkip, [&] { return absl::StrCat("unregisterQuery ", qid, ": called"); });
   if (!s.ok()) return health_.Fail(s);
   // The view's own retain (RegisterQuery with a remote); other retains feeding this view detach.
-  const std::vector<ServerDeltaOp> gc = subs_.Release(qid);
+  const auto sub = subs_.SubOfRetain(qid);
+  std::vector<ServerDeltaOp> gc = subs_.Release(qid);
   subs_.DetachView(qid);
   // Tear the local pipeline + view down first so the GC cycle below skips it.
   views_.Destroy(qid);
-  reconcile_.RunGc(daemon_key(), gc, absl::StrCat("unregisterQuery ", qid));
+  swaps_.ForgetView(qid);
+  RunReleaseGc(sub, std::move(gc), absl::StrCat("unregisterQuery ", qid));
   views_.RefreshAxes();
   RINDLE_CHECK(!views_.Has(qid));
 }
@@ -444,6 +471,11 @@ void OptimisticBackend::HandleFrame(const std::string& key, int64_t qid,
     // A qid lives on the ONE channel its sub registered on: a frame on another is a wiring bug
     // that would split the query's frames across two cv timelines.
     if (*owner != key) {
+      // A frame in flight from the channel a retargeted sub left is stale, not a wiring bug.
+      if (swaps_.InGrace(qid, key)) {
+        ++room_counters_.grace_frames;
+        return;
+      }
       return health_.Fail(absl::InternalError(absl::StrCat(
           "optimistic backend: qid ", qid, " arrived on ", key, " but is owned by ", *owner)));
     }
@@ -514,15 +546,28 @@ void OptimisticBackend::HandleProgress(const std::string& key, const ProgressFra
   // The first released snapshot is the hydration point — even an empty one. The channel's lmid
   // frames fold into watermark[key] alone.
   const absl::Status released = channel->Release(
-      frame.cv_min, &ledger_, [&](int64_t qid) { subs_.MarkHydrated(qid, &newly); }, &system_);
+      frame.cv_min, &ledger_,
+      [&](int64_t qid) {
+        // A room sub's first snapshot queues its swap-in for the release tail (swap.h).
+        if (!subs_.SubHydrated(qid)) swaps_.QueueSwapIn(qid);
+        subs_.MarkHydrated(qid, &newly);
+      },
+      &system_);
   if (!released.ok()) {
     system_.TakeTouchedScopes();  // the release failed: no doorbell for half a release
     return health_.Fail(released);
   }
   // The confirm-drop is per domain (each entry's own watermark); the engine rebases every
-  // channel's delta through the daemon baseline it attaches today (see backend.h "Channels").
-  reconcile_.ApplyRelease(daemon_key(), channel->TakeDelta(), newly);
+  // channel's delta through the daemon baseline it attaches today (see backend.h "Channels") —
+  // a room's delta renamed into its twins first (room_tables.h).
+  reconcile_.ApplyRelease(daemon_key(), rooms_.MapDelta(key, channel->TakeDelta()), newly);
   RINDLE_CHECK(!health_.in_cycle);
+  // The release tail, in the seed's order: swap-ins (after the reconcile folded the snapshot),
+  // the retarget's phase-2 GC (after the swap, invisible to it), the ghosts (their drop rode the
+  // cycle above; a GC cycle may have cleared one more).
+  swaps_.ProcessSwapIns();
+  swaps_.FlushRetargetGc(key);
+  downgrades_.Evaluate();
   // The doorbell LAST: everything this release carried is applied (seed 002 onGateProgress).
   AnnounceScopeSessions();
 }

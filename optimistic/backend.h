@@ -19,6 +19,9 @@
 //   folds.h         — folded invokes (FOLDED-MUTATIONS-DESIGN), timers, flush-on-enqueue,
 //                     head_reordered
 //   reconcile.h     — the release → reconcile cycle
+//   room_tables.h   — rooms (302): the namespaced twins, the released-delta rename, staging
+//   swap.h          — rooms: views swapping onto twins, retarget (two phases), context join
+//   downgrade.h     — rooms: demote → ghost → fence → swap-back, the stuck event
 //   system_streams.h — the lifecycle system streams (outcome / room-ledger / watermark / session
 //                     rows folded at release, roomWatermarks, scopeSessions, the doorbell)
 // The facade checks every entry point's preconditions through ONE guard (health, then re-entry
@@ -66,6 +69,17 @@
 // The engine attaches only the daemon baseline today (engine/rebase.h; the namespaced room tables
 // are the next issue's view plane), so every channel's released delta rebases through it.
 //
+// Rooms (seed 002 302; the three files above document every rule): RegisterRoomTables(key,
+// tables) / RoomTablesFor / UnregisterRoomTables; a room channel with twins renames its released
+// and GC deltas into them and drops the rest; a room-declared mutation stages onto them (a write
+// outside them warns once per mutator name: the cross-authority observer); a room sub's views
+// swap onto them at the release tail after its first snapshot (late joiners at retain);
+// RetargetRemoteQuery(remote, key) moves a live sub in two phases; DemoteRoomSource(key, doc,
+// final_flush_seq) disconnects the room and arms a ghost evaluated after every release (the fence
+// reads RoomWatermark(doc)); ConnectSource of a ghosted room cancels its ghost. A `@` in a schema
+// table name is refused at construction (health). Errors: the daemon is neither a room nor
+// demotable; a demote while a sub still lives on the room is FailedPrecondition naming it.
+//
 // Domains (seed 002 domainPolicy / dealMid / channelFor, §7.1): the declared domain is resolved
 // before the prediction runs; the mid is dealt from that domain's ledger and pins it; the envelope
 // ships on that domain's channel, or the daemon's when the domain has no connected gate.
@@ -108,6 +122,7 @@
 #include "optimistic/channel.h"
 #include "optimistic/channels.h"
 #include "optimistic/domains.h"
+#include "optimistic/downgrade.h"
 #include "optimistic/fold_clock.h"
 #include "optimistic/folds.h"
 #include "optimistic/gate.h"
@@ -120,8 +135,10 @@
 #include "optimistic/outcomes.h"
 #include "optimistic/pending.h"
 #include "optimistic/reconcile.h"
+#include "optimistic/room_tables.h"
 #include "optimistic/source.h"
 #include "optimistic/subscriptions.h"
+#include "optimistic/swap.h"
 #include "optimistic/system_streams.h"
 #include "optimistic/views.h"
 
@@ -216,6 +233,49 @@ class OptimisticBackend {
     return system_.room_watermarks();
   }
   const SystemFoldCounters& system_folds() const { return system_.counters(); }
+  // --- rooms (302; see "Rooms" above) ---
+  absl::Status RegisterRoomTables(const std::string& source_key,
+                                  const std::vector<std::string>& tables);
+  const RoomTableMap& RoomTablesFor(const std::string& source_key) const {
+    return rooms_.TablesFor(source_key);
+  }
+  // Errors: a view still swapped onto the room (FailedPrecondition), the engine's.
+  absl::Status UnregisterRoomTables(const std::string& source_key);
+  // Returns the sub's wire (source) qid.
+  absl::StatusOr<int64_t> RetargetRemoteQuery(const RemoteQuery& remote,
+                                              const std::string& source_key);
+  absl::Status DemoteRoomSource(const std::string& source_key, const std::string& doc,
+                                int64_t final_flush_seq);
+  // The fence input roomWatermarks[doc]: the installed source, else the system streams' folded
+  // value (room_watermarks()) max the test seam's.
+  int64_t RoomWatermark(const std::string& doc) const;
+  void SetRoomWatermarkSource(std::function<int64_t(const std::string& doc)> source) {
+    room_watermark_source_ = std::move(source);
+  }
+  // Test seam: roomWatermarks[doc] max-folds `flush_seq` (no system stream needed), then the
+  // ghosts are evaluated as after a release.
+  void TestRoomWatermark(const std::string& doc, int64_t flush_seq);
+  void SetDowngradeStuckObserver(std::function<void(const DowngradeStuckEvent&)> observer) {
+    downgrades_.stuck = std::move(observer);
+  }
+  void SetRoomContextJoinObserver(std::function<void(const RoomContextJoinEvent&)> observer) {
+    swaps_.context_join = std::move(observer);
+  }
+  // (mutator name, domain, engine tables outside the room's twins): once per mutator name.
+  void SetCrossAuthorityObserver(
+      std::function<void(const std::string&, const std::string&, const std::vector<std::string>&)>
+          observer) {
+    cross_authority_observer_ = std::move(observer);
+  }
+  // A view was reset in place onto other engine tables (a swap-in or a swap-back).
+  void SetSwapObserver(std::function<void(int64_t qid)> observer) {
+    views_.swap_observer = std::move(observer);
+  }
+  // The room a view is swapped onto; nullopt when it reads the plain tables.
+  std::optional<std::string> SwappedTo(int64_t qid) const { return swaps_.SwappedTo(qid); }
+  const std::map<std::string, Downgrades::Ghost>& ghosts() const { return downgrades_.ghosts(); }
+  const RoomCounters& room_counters() const { return room_counters_; }
+  int64_t room_deltas_dropped() const { return rooms_.dropped_unowned(); }
 
   const ResultView* View(int64_t qid) const { return views_.View(qid); }  // nullptr if unknown
   ResultType GetResultType(int64_t qid) const {  // kUnknown for an unknown qid
@@ -316,6 +376,13 @@ class OptimisticBackend {
   void HandleProgress(const std::string& key, const ProgressFrame& frame);
   void HandleRestart(const std::string& key);
   void HandleResync(const std::string& key);
+  // The cross-authority warning after a room-declared prediction (room_tables.h).
+  void NoteCrossAuthority(const std::string& name, const std::string& domain,
+                          const WriteSet& writes);
+  // The GC delta of a released retain, mapped through its channel's twins and run; a sub released
+  // mid-retarget also GCs the channel it left.
+  void RunReleaseGc(const std::optional<std::pair<int64_t, std::string>>& sub,
+                    std::vector<ServerDeltaOp> gc, const std::string& what);
   // Fires the doorbell for the scopes the last release's session fold touched.
   void AnnounceScopeSessions();
   const Channel& daemon() const { return channels_.daemon(); }
@@ -334,6 +401,14 @@ class OptimisticBackend {
   Reconciler reconcile_;
   Outcomes outcomes_;
   SystemStreams system_;
+  RoomTables rooms_;
+  RoomCounters room_counters_;
+  RoomSwaps swaps_;
+  Downgrades downgrades_;
+  std::map<std::string, int64_t> test_room_watermarks_;
+  std::function<int64_t(const std::string&)> room_watermark_source_;
+  std::function<void(const std::string&, const std::string&, const std::vector<std::string>&)>
+      cross_authority_observer_;
   std::function<void(const MutationEnvelope&)> send_observer_;
   std::function<void(const ScopeSessionsEvent&)> scope_sessions_observer_;
 };

@@ -256,6 +256,13 @@ void Channel::Reset() {
   RINDLE_CHECK_EQ(gate_.applied_cv(), int64_t{0});
 }
 
+void Channel::Leave(int64_t qid) {
+  RINDLE_CHECK_NE(qid, kLmidQid);
+  source_->UnregisterQuery(qid);
+  gate_.DropQuery(qid);
+  rejected_.erase(qid);
+}
+
 std::vector<ServerDeltaOp> Channel::DropQuery(int64_t qid) {
   RINDLE_CHECK_NE(qid, kLmidQid);
   gate_.DropQuery(qid);

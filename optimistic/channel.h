@@ -97,6 +97,9 @@ class Channel {
   // Forgets a released sub: its buffered frames, its refused epoch, its footprint (the returned GC
   // delta: rows only it referenced → removes, shared rows narrowed → edits).
   std::vector<ServerDeltaOp> DropQuery(int64_t qid);
+  // A retarget's phase 1 (swap.h): unregisters the sub upstream and drops its buffered frames and
+  // refused epoch, but KEEPS its footprint — its rows stay visible until phase 2's DropQuery.
+  void Leave(int64_t qid);
   void Reset();
   void DropConnection() { gate_.DropConnection(); }
 

@@ -26,11 +26,13 @@ void Reconciler::ApplyRelease(const std::string& source, const std::vector<Serve
                               const std::set<int64_t>& newly) {
   RINDLE_CHECK(!health_->in_cycle);
   const bool pending_changed = ledger_->DropConfirmed();
+  const bool forced = before_cycle && before_cycle();
   std::set<int64_t> caught_up;
-  if (!delta.empty() || pending_changed) {
+  if (!delta.empty() || pending_changed || forced) {
     absl::Status s = RunCycle(source, delta, &newly, &caught_up);
     if (!s.ok()) health_->Fail(AnnotateStatus(s, "release: reconcile cycle failed: "));
   }
+  if (after_cycle) after_cycle();
   views_->RefreshAxes();
   views_->DeliverEmptyCatchUps(newly, caught_up);
 }
@@ -68,7 +70,8 @@ absl::Status Reconciler::Replay(std::set<size_t>* dropped) {
       continue;
     }
     MutatorRun run =
-        RunMutator(*db_, *schema_, *local_tables_, **mutator, p.args, RunMode::kReplay);
+        RunMutator(*db_, *schema_, *local_tables_, **mutator, p.args, RunMode::kReplay,
+                   stage_for ? stage_for(p.domain) : nullptr);
     if (run.stage == MutatorRun::Stage::kMutatorFailed) {
       // A re-invocation that fails on the new base (e.g. its read-dependency vanished upstream)
       // is dead: drop it; its mid still confirms (burnt) upstream.

@@ -29,6 +29,7 @@
 #include "optimistic/health.h"
 #include "optimistic/ledger.h"
 #include "optimistic/mutator_registry.h"
+#include "optimistic/room_tables.h"
 #include "optimistic/views.h"
 
 namespace rindle {
@@ -54,6 +55,13 @@ class Reconciler {
 
   // (entry, ok) for every re-invocation, in replay order.
   std::function<void(const PendingMutation&, bool ok)> replay_observer;
+  // The staging map an entry re-stages through (its CURRENT domain's, room_tables.h; a
+  // deopt-flipped entry's is the daemon's: none). Unset: no staging.
+  std::function<const RoomTableMap*(const std::string& domain)> stage_for;
+  // ApplyRelease's room hooks (downgrade.h): `before_cycle` runs right after the confirm-drop
+  // (true forces the cycle: a ghost drop unregistered staged twins), `after_cycle` after it.
+  std::function<bool()> before_cycle;
+  std::function<void()> after_cycle;
 
  private:
   // Re-invokes every pending entry on the open batch; failed ones land in `dropped`.

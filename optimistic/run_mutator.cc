@@ -9,13 +9,15 @@
 namespace rindle {
 
 MutatorRun RunMutator(Db& db, const Schema& schema, const std::set<std::string>& local_tables,
-                      const Mutator& mutator, const nlohmann::json& args, RunMode mode) {
+                      const Mutator& mutator, const nlohmann::json& args, RunMode mode,
+                      const RoomTableMap* stage) {
   RINDLE_CHECK(static_cast<bool>(mutator));
   MutatorRun run;
   std::unique_ptr<WriteTxn> txn = db.Write();
   TrackingTx tx(txn.get(), &schema, &local_tables, &run.writes,
                 mode == RunMode::kInvoke ? &run.reads : nullptr);
   if (mode == RunMode::kFolded) tx.TrapReads();
+  tx.Stage(stage);
   absl::Status s = mutator(tx, args);
   if (s.ok() && !tx.failure().ok()) s = tx.failure();
   run.probed = tx.probed();

@@ -26,6 +26,7 @@
 #include "engine/schema.h"
 #include "nlohmann/json.hpp"
 #include "optimistic/mutation_tx.h"
+#include "optimistic/room_tables.h"
 #include "optimistic/write_set.h"
 
 namespace rindle {
@@ -45,9 +46,11 @@ struct MutatorRun {
   bool ok() const { return stage == Stage::kOk; }
 };
 
-// `schema` / `local_tables` are the client's (M1: the TrackingTx refuses local tables).
+// `schema` / `local_tables` are the client's (M1: the TrackingTx refuses local tables). `stage`
+// (may be null) is a room-declared mutation's staging map (tracking_tx.h "Staging").
 MutatorRun RunMutator(Db& db, const Schema& schema, const std::set<std::string>& local_tables,
-                      const Mutator& mutator, const nlohmann::json& args, RunMode mode);
+                      const Mutator& mutator, const nlohmann::json& args, RunMode mode,
+                      const RoomTableMap* stage = nullptr);
 
 // The failed run's status annotated for `who` (e.g. `mutator "x"`): "<who> failed: ..." for a
 // mutator failure, "<who>: commit failed: ..." for a commit failure. Requires !run.ok().

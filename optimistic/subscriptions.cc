@@ -162,4 +162,59 @@ bool Subscriptions::AnyOn(const std::string& channel) const {
   return false;
 }
 
+std::optional<std::string> Subscriptions::FirstOn(const std::string& channel) const {
+  for (const auto& [key, sub] : subs_) {
+    if (sub.channel == channel) return sub.remote.name;
+  }
+  return std::nullopt;
+}
+
+bool Subscriptions::SubHydrated(int64_t source_qid) const {
+  auto k = source_to_key_.find(source_qid);
+  return k != source_to_key_.end() && subs_.at(k->second).hydrated;
+}
+
+bool Subscriptions::FeedersHydrated(int64_t qid) const {
+  auto vr = view_retains_.find(qid);
+  if (vr == view_retains_.end()) return true;
+  for (int64_t retain_qid : vr->second) {
+    if (!subs_.at(retains_.at(retain_qid).key).hydrated) return false;
+  }
+  return true;
+}
+
+std::vector<int64_t> Subscriptions::ViewsOf(int64_t source_qid) const {
+  std::vector<int64_t> out;
+  auto k = source_to_key_.find(source_qid);
+  if (k == source_to_key_.end()) return out;
+  for (const auto& [local_qid, n] : subs_.at(k->second).local_qids) out.push_back(local_qid);
+  return out;
+}
+
+std::optional<std::pair<int64_t, std::string>> Subscriptions::SubOfRetain(
+    int64_t retain_qid) const {
+  auto r = retains_.find(retain_qid);
+  if (r == retains_.end()) return std::nullopt;
+  const RemoteSub& sub = subs_.at(r->second.key);
+  return std::make_pair(sub.source_qid, sub.channel);
+}
+
+absl::StatusOr<Subscriptions::Moved> Subscriptions::Move(const RemoteQuery& remote,
+                                                         const std::string& channel) {
+  RINDLE_CHECK_MSG(channels_->Has(channel), channel);
+  auto it = subs_.find(remote.Key());
+  if (it == subs_.end()) {
+    return absl::NotFoundError(absl::StrCat("optimistic backend: no live sub for query \"",
+                                            remote.name, "\" — nothing to retarget"));
+  }
+  RemoteSub& sub = it->second;
+  if (sub.channel == channel) return Moved{sub.source_qid, ""};  // idempotent per target
+  Moved moved{sub.source_qid, sub.channel};
+  ChannelFor(sub).Leave(sub.source_qid);
+  sub.channel = channel;
+  sub.hydrated = false;  // the new channel's own first snapshot is the cutover point
+  ChannelFor(sub).Register(sub.source_qid, sub.remote);
+  return moved;
+}
+
 }  // namespace rindle

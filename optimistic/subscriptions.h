@@ -76,6 +76,27 @@ class Subscriptions {
   std::optional<std::string> ChannelOf(int64_t source_qid) const;
   // Whether any live sub lives on `channel`.
   bool AnyOn(const std::string& channel) const;
+  // The first live sub on `channel` (its query name), key order; nullopt when none.
+  std::optional<std::string> FirstOn(const std::string& channel) const;
+
+  // --- rooms (swap.h) ---
+  // Whether the sub behind `source_qid` released its first snapshot (on its current channel).
+  bool SubHydrated(int64_t source_qid) const;
+  // The local views the sub behind `source_qid` feeds (ascending); empty when none / unknown.
+  std::vector<int64_t> ViewsOf(int64_t source_qid) const;
+  // Whether every sub feeding view `qid` released its first snapshot on its current channel.
+  bool FeedersHydrated(int64_t qid) const;
+  // (source qid, channel) of the sub behind a live retain; nullopt for an unknown retain.
+  std::optional<std::pair<int64_t, std::string>> SubOfRetain(int64_t retain_qid) const;
+  struct Moved {
+    int64_t source_qid = 0;
+    std::string from;  // empty when the sub already lived on the target (idempotent: nothing moved)
+  };
+  // A retarget's phase 1 (seed 002 retargetRemoteQuery): the live sub of `remote` leaves its
+  // channel (Channel::Leave — rows kept), moves to `channel` (connected — the caller checked) with
+  // its hydration re-armed (the views it feeds stay hydrated: their rows stay visible) and
+  // registers there. Errors (nothing moves): no live sub (NotFound, the seed's message).
+  absl::StatusOr<Moved> Move(const RemoteQuery& remote, const std::string& channel);
 
  private:
   struct RemoteSub {

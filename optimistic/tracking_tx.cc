@@ -59,9 +59,16 @@ absl::Status TrackingTx::Engine(absl::Status s) {
   return s;
 }
 
+std::string TrackingTx::Staged(std::string_view table) const {
+  if (stage_ != nullptr) {
+    if (auto it = stage_->find(std::string(table)); it != stage_->end()) return it->second;
+  }
+  return std::string(table);
+}
+
 absl::StatusOr<std::optional<RowValues>> TrackingTx::RawGet(const std::string& table,
                                                             const RowValues& pk) {
-  auto r = txn_->Get(table, pk);
+  auto r = txn_->Get(Staged(table), pk);
   if (!r.ok()) return Engine(r.status());
   return r;
 }
@@ -69,10 +76,10 @@ absl::StatusOr<std::optional<RowValues>> TrackingTx::RawGet(const std::string& t
 absl::StatusOr<std::optional<RowValues>> TrackingTx::RecordedGet(const std::string& table,
                                                                  const RowValues& pk) {
   ASSIGN_OR_RETURN(std::optional<RowValues> row, RawGet(table, pk));
-  probed_.insert(table);
+  probed_.insert(Staged(table));
   if (reads_ != nullptr) {
     reads_->reads.push_back(
-        ReadRecord{table, pk, row ? ReadOutcome::kPresent : ReadOutcome::kAbsent});
+        ReadRecord{Staged(table), pk, row ? ReadOutcome::kPresent : ReadOutcome::kAbsent});
   }
   return row;
 }
@@ -190,8 +197,9 @@ absl::StatusOr<std::vector<TreeNode>> TrackingTx::Query(const Ast& ast) {
   for (const auto& t : AstTables(ast)) {
     RETURN_IF_ERROR(Access(t, "read").status());
   }
-  if (reads_ != nullptr) reads_->queries.push_back(ast);
-  auto r = txn_->Query(ast);
+  const Ast staged = stage_ != nullptr ? RemapAstTables(ast, *stage_) : ast;
+  if (reads_ != nullptr) reads_->queries.push_back(staged);
+  auto r = txn_->Query(staged);
   if (!r.ok()) return Engine(r.status());
   return r;
 }
@@ -206,8 +214,8 @@ absl::Status TrackingTx::Add(std::string_view table, const RowValues& row) {
     return absl::AlreadyExistsError(absl::StrCat("table \"", Sv(table), "\": add of pk ",
                                                  RowDebugString(pk), " which already exists"));
   }
-  RecordAdd(*writes_, t, pk, row);
-  return Engine(txn_->Add(t, row));
+  RecordAdd(*writes_, Staged(t), pk, row);
+  return Engine(txn_->Add(Staged(t), row));
 }
 
 absl::Status TrackingTx::Remove(std::string_view table, const RowValues& row) {
@@ -222,8 +230,8 @@ absl::Status TrackingTx::Remove(std::string_view table, const RowValues& row) {
                      cur ? absl::StrCat("stored row is ", RowDebugString(*cur))
                          : std::string("no row with that pk")));
   }
-  RecordRemove(*writes_, t, pk, cur, row);
-  return Engine(txn_->Remove(t, row));
+  RecordRemove(*writes_, Staged(t), pk, cur, row);
+  return Engine(txn_->Remove(Staged(t), row));
 }
 
 absl::Status TrackingTx::Edit(std::string_view table, const RowValues& old_row,
@@ -252,8 +260,8 @@ absl::Status TrackingTx::Edit(std::string_view table, const RowValues& old_row,
                                                    RowDebugString(new_pk)));
     }
   }
-  RecordEdit(*writes_, t, new_pk, new_row, visible_new, old_row);
-  return Engine(txn_->Edit(t, old_row, new_row));
+  RecordEdit(*writes_, Staged(t), new_pk, new_row, visible_new, old_row);
+  return Engine(txn_->Edit(Staged(t), old_row, new_row));
 }
 
 absl::Status TrackingTx::Insert(std::string_view table, const KeyedRow& row) {

@@ -30,6 +30,11 @@
 // the tables whose rows a public read or a keyed writer's pre-existence probe looked up. A fold's
 // probe branches on its row (seed 002 H-ii §3.2 #3), so it is part of the fold's footprint for
 // flush-on-enqueue even when the write it guarded did nothing (folds.h).
+// Staging (seed 002 302 §2, `trackingTx`'s `stage`): with Stage(map) — a room-DECLARED mutation's
+// RoomTables::StagingMap — every engine access (reads, writes, one-shot Query ASTs) lands on the
+// room's twin of an owned wire table; validation runs on the wire name (the twin shares the spec);
+// the WriteSet, the ReadLog and probed() record the ENGINE name (what the engine holds, so the
+// pending axis and flush-on-enqueue compare like with like). Tables outside the map: verbatim.
 #pragma once
 
 #include <optional>
@@ -43,6 +48,7 @@
 #include "engine/db.h"
 #include "engine/schema.h"
 #include "optimistic/mutation_tx.h"
+#include "optimistic/room_tables.h"
 #include "optimistic/write_set.h"
 
 namespace rindle {
@@ -57,6 +63,8 @@ class TrackingTx : public MutationTx {
 
   // Arms the folded read trap (see above).
   void TrapReads() { trap_reads_ = true; }
+  // Arms staging (see above); `stage` (may be null: off) must outlive this object.
+  void Stage(const RoomTableMap* stage) { stage_ = stage; }
   // True when a trapped read was attempted.
   bool fold_read() const { return fold_read_; }
   // Tables a public read or a keyed writer's probe looked up (see above).
@@ -96,6 +104,8 @@ class TrackingTx : public MutationTx {
                                       const KeyedRow& row) const;
   KeyedRow ToKeyed(const TableSpec& spec, const RowValues& row) const;
   absl::Status Engine(absl::Status s);
+  // The engine table a wire-named access lands on.
+  std::string Staged(std::string_view table) const;
   absl::Status Trap(const char* what);
 
   WriteTxn* txn_;
@@ -106,6 +116,7 @@ class TrackingTx : public MutationTx {
   absl::Status failure_;
   bool trap_reads_ = false;
   bool fold_read_ = false;
+  const RoomTableMap* stage_ = nullptr;
   std::set<std::string> probed_;
 };
 

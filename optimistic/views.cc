@@ -26,8 +26,38 @@ absl::Status Views::Register(int64_t qid, const Ast& ast) {
     db_->DestroyQuery(qid);
     return AnnotateStatus(s, absl::StrCat("registerQuery ", qid, ": snapshot does not fold: "));
   }
-  queries_[qid] = LocalQuery{AstTables(ast), std::move(view)};
+  queries_[qid] = LocalQuery{ast, AstTables(ast), std::move(view)};
   return absl::OkStatus();
+}
+
+const Ast& Views::OriginalAst(int64_t qid) const { return queries_.at(qid).ast; }
+
+absl::Status Views::Rebind(int64_t qid, const Ast& engine_ast) {
+  LocalQuery& q = queries_.at(qid);
+  RINDLE_CHECK(!db_->in_server_batch());
+  db_->DestroyQuery(qid);
+  absl::StatusOr<QuerySnapshot> snap = db_->RegisterQuery(qid, engine_ast);
+  if (!snap.ok()) return AnnotateStatus(snap.status(), absl::StrCat("swap of view ", qid, ": "));
+  ResultView fresh(snap->shape);
+  if (absl::Status s = fresh.Apply(snap->events); !s.ok()) {
+    db_->DestroyQuery(qid);
+    return AnnotateStatus(s, absl::StrCat("swap of view ", qid, ": snapshot does not fold: "));
+  }
+  *q.view = std::move(fresh);  // in place: the caller's view pointer survives
+  if (swap_observer) swap_observer(qid);
+  return absl::OkStatus();
+}
+
+void Views::Detach(int64_t qid) {
+  RINDLE_CHECK(Has(qid));
+  db_->DestroyQuery(qid);
+}
+
+void Views::AddTables(int64_t qid, const std::vector<std::string>& tables) {
+  std::vector<std::string>& mine = queries_.at(qid).tables;
+  std::set<std::string> all(mine.begin(), mine.end());
+  all.insert(tables.begin(), tables.end());
+  mine.assign(all.begin(), all.end());
 }
 
 void Views::Destroy(int64_t qid) {

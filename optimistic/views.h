@@ -48,6 +48,22 @@ class Views {
   absl::Status Register(int64_t qid, const Ast& ast);
   // Tears the engine query and the view down and forgets its axes. Requires Has(qid).
   void Destroy(int64_t qid);
+  // --- the room swap (swap.h, downgrade.h) ---
+  // The AST the view was registered with (wire table names). Requires Has(qid).
+  const Ast& OriginalAst(int64_t qid) const;
+  // Re-registers the ENGINE query on `engine_ast` and resets the view IN PLACE to its snapshot
+  // (the object, and pointers to it, survive); the swap observer then sees ONE transition. A
+  // detached view is simply re-attached. Errors: the engine registration / the snapshot fold (the
+  // view keeps its rows, detached). Requires Has(qid); not inside a reconcile cycle.
+  absl::Status Rebind(int64_t qid, const Ast& engine_ast);
+  // Drops the view's engine query but keeps the view and its rows (a swap-back in progress: the
+  // cycle between detach and Rebind delivers nothing to it). Requires Has(qid).
+  void Detach(int64_t qid);
+  // The pending axis gains `tables` (a swapped view's twins; union, never shrinks).
+  void AddTables(int64_t qid, const std::vector<std::string>& tables);
+  // Back to the original AST's tables (a swap-back).
+  void ResetTables(int64_t qid) { queries_.at(qid).tables = AstTables(queries_.at(qid).ast); }
+  const std::vector<std::string>& Tables(int64_t qid) const { return queries_.at(qid).tables; }
 
   bool Has(int64_t qid) const { return queries_.count(qid) > 0; }
   const ResultView* View(int64_t qid) const;
@@ -66,10 +82,13 @@ class Views {
   std::function<void(const QueryBatch&, bool catch_up)> batch_observer;
   std::function<void(int64_t qid, ResultType)> result_type_observer;
   std::function<void(int64_t qid, bool pending)> pending_observer;
+  // Fired after a Rebind reset a view in place (its new content is View(qid)).
+  std::function<void(int64_t qid)> swap_observer;
 
  private:
   struct LocalQuery {
-    std::vector<std::string> tables;  // AstTables
+    Ast ast;                          // as registered (wire names)
+    std::vector<std::string> tables;  // AstTables (+ a swapped view's twins)
     std::unique_ptr<ResultView> view;
   };
 
