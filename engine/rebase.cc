@@ -32,7 +32,9 @@ SyncTarget SeedWithOverlay(const TableMap& tables) {
   for (const auto& [name, table] : tables) {
     if (table->local()) continue;
     TableTarget& tt = target[name];
-    for (const auto& [pk, sync_row] : table->sync_overlay()) tt[pk] = sync_row;
+    for (const auto& [key, sync_row] : table->sync_overlay()) {
+      tt[table->spec().PkOf(*key)] = sync_row;
+    }
   }
   return target;
 }

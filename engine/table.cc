@@ -30,19 +30,49 @@ int RowOrderLess::CompareKey(const Row& a, const KeyProbe& p) const {
   return 1;  // equal on the key: the probe sits before the run
 }
 
+int RowPkLess::Compare(const RowValues& row, const RowValues& pk_cells) const {
+  RINDLE_CHECK_EQ(pk_cells.size(), pk->size());
+  for (size_t i = 0; i < pk->size(); ++i) {
+    const int c = CompareValues(row[(*pk)[i]], pk_cells[i]);
+    if (c != 0) return c;
+  }
+  return 0;
+}
+
+bool RowPkLess::operator()(const Row& a, const Row& b) const {
+  for (int col : *pk) {
+    const int c = CompareValues((*a)[col], (*b)[col]);
+    if (c != 0) return c < 0;
+  }
+  return false;
+}
+
 Table::Table(std::string name, TableSpec spec, bool local)
-    : name_(std::move(name)), spec_(std::move(spec)), local_(local) {}
+    : name_(std::move(name)),
+      spec_(std::move(spec)),
+      local_(local),
+      rows_(RowPkLess{&spec_.primary_key}),
+      overlay_(RowPkLess{&spec_.primary_key}) {}
 
 Row Table::Find(const RowValues& pk) const {
   auto it = rows_.find(pk);
-  return it == rows_.end() ? nullptr : it->second;
+  return it == rows_.end() ? nullptr : *it;
+}
+
+Row Table::KeyRow(const RowValues& pk) const {
+  RINDLE_CHECK_EQ(pk.size(), spec_.primary_key.size());
+  RowValues cells(spec_.columns.size());
+  for (size_t i = 0; i < pk.size(); ++i) cells[spec_.primary_key[i]] = pk[i];
+  return MakeRow(std::move(cells));
 }
 
 Row Table::Put(const RowValues& pk, Row row, bool optimistic) {
   Row old;
   auto it = rows_.find(pk);
-  if (it != rows_.end()) old = it->second;
-  if (optimistic && !local_ && !overlay_.contains(pk)) overlay_.emplace(pk, old);
+  if (it != rows_.end()) old = *it;
+  if (optimistic && !local_ && !overlay_.contains(pk)) {
+    overlay_.emplace(old ? old : (row ? row : KeyRow(pk)), old);
+  }
   if (old) {
     for (auto& [key, idx] : indexes_) {
       const size_t n = idx.set->erase(old);
@@ -51,9 +81,10 @@ Row Table::Put(const RowValues& pk, Row row, bool optimistic) {
   }
   if (row) {
     if (it != rows_.end()) {
-      it->second = row;
+      // Same pk, so the set's order is unchanged: replace the reference in place.
+      const_cast<Row&>(*it) = row;
     } else {
-      rows_.emplace(pk, row);
+      rows_.insert(row);
     }
     for (auto& [key, idx] : indexes_) {
       const bool inserted = idx.set->insert(row).second;
@@ -92,7 +123,7 @@ const RowIndexSet& Table::AcquireIndex(const std::vector<SortPart>& sort) {
     // comparator trusting the order: building touches each row about once, copies no cell.
     std::vector<const Row*> sorted;
     sorted.reserve(rows_.size());
-    for (const auto& [pk, row] : rows_) sorted.push_back(&row);
+    for (const Row& row : rows_) sorted.push_back(&row);
     SortRowsForIndex(*idx.sort, sorted);
     idx.set = std::make_unique<RowIndexSet>(RowOrderLess(idx.sort.get(), idx.building.get()));
     for (size_t i = 0; i < sorted.size(); ++i) {
@@ -143,7 +174,7 @@ std::vector<SortPart> Table::PkSort() const {
 std::vector<RowValues> Table::HeadRows() const {
   std::vector<RowValues> out;
   out.reserve(rows_.size());
-  for (const auto& [pk, row] : rows_) out.push_back(*row);
+  for (const Row& row : rows_) out.push_back(*row);
   return out;
 }
 
@@ -154,26 +185,29 @@ Row Table::SyncFind(const RowValues& pk) const {
 }
 
 std::vector<RowValues> Table::SyncRows() const {
-  absl::btree_map<RowValues, Row, RowKeyLess> merged(rows_.begin(), rows_.end());
-  for (const auto& [pk, row] : overlay_) {
-    if (row) {
-      merged[pk] = row;
-    } else {
-      merged.erase(pk);
-    }
+  absl::btree_set<Row, RowPkLess> merged(rows_.begin(), rows_.end(), rows_.key_comp());
+  for (const auto& [key, row] : overlay_) {
+    merged.erase(key);
+    if (row) merged.insert(row);
   }
   std::vector<RowValues> out;
   out.reserve(merged.size());
-  for (const auto& [pk, row] : merged) out.push_back(*row);
+  for (const Row& row : merged) out.push_back(*row);
   return out;
 }
 
 void Table::SetOverlayEntry(const RowValues& pk, std::optional<Row> sync_row) {
-  if (sync_row.has_value()) {
-    overlay_[pk] = *sync_row;
-  } else {
+  if (!sync_row.has_value()) {
     overlay_.erase(pk);
+    return;
   }
+  auto it = overlay_.find(pk);
+  if (it != overlay_.end()) {
+    it->second = *sync_row;
+    return;
+  }
+  Row key = *sync_row ? *sync_row : Find(pk);
+  overlay_.emplace(key ? key : KeyRow(pk), *sync_row);
 }
 
 std::optional<Row> Table::OverlayEntry(const RowValues& pk) const {

@@ -3,7 +3,9 @@
 // (non-local) table — the `sync` baseline kept as an overlay of the rows where sync differs from
 // head. Holds state; not thread-safe.
 //
-// Rows are full-width positional (schema.h) and shared (change.h Row). An index orders rows by a
+// Rows are full-width positional (schema.h) and shared (change.h Row); head, indexes and overlay
+// hold references to them, never copies of their cells (head and overlay are searched by pk
+// through RowPkLess). An index orders rows by a
 // SortPart list that always ends with the pk columns, so every index is a total order. Writes go
 // through Put(pk, new) which keeps every index in step and reports the previous row. Put never
 // validates: the Db checks preconditions first. Source: ARCHITECTURE.md §7 "Sources"; seed 000
@@ -68,6 +70,19 @@ struct RowOrderLess {
 
 using RowIndexSet = absl::btree_set<Row, RowOrderLess>;
 
+// Orders rows by their pk cells (at the table's pk columns), transparent with a pk's cells: a
+// table's head and overlay hold row REFERENCES and are searched by pk without any pk copy.
+struct RowPkLess {
+  using is_transparent = void;
+  const std::vector<int>* pk;  // the table's pk columns (TableSpec::primary_key)
+  int Compare(const RowValues& row, const RowValues& pk_cells) const;
+  bool operator()(const Row& a, const Row& b) const;
+  bool operator()(const Row& a, const RowValues& k) const { return Compare(*a, k) < 0; }
+  bool operator()(const RowValues& k, const Row& a) const { return Compare(*a, k) > 0; }
+};
+// pk → sync row, keyed by a row holding that pk's cells (the sync row or a head row at the pk).
+using SyncOverlay = absl::btree_map<Row, Row, RowPkLess>;
+
 // The net change of one pk over a span of writes (nullptr = absent).
 struct NetChange {
   Row before;
@@ -83,6 +98,9 @@ using TableMap = std::map<std::string, std::unique_ptr<Table>, std::less<>>;
 class Table {
  public:
   Table(std::string name, TableSpec spec, bool local);
+  // The comparators point into spec_: a Table never moves (TableMap holds it by pointer).
+  Table(const Table&) = delete;
+  Table& operator=(const Table&) = delete;
 
   const std::string& name() const { return name_; }
   const TableSpec& spec() const { return spec_; }
@@ -114,8 +132,9 @@ class Table {
   std::vector<RowValues> SyncRows() const;
   // The sync row at pk (nullptr when absent in sync).
   Row SyncFind(const RowValues& pk) const;
-  // pk → sync row for every pk where sync may differ from head.
-  const absl::btree_map<RowValues, Row, RowKeyLess>& sync_overlay() const { return overlay_; }
+  // pk → sync row for every pk where sync may differ from head (the key is a row at that pk:
+  // read its pk with spec().PkOf).
+  const SyncOverlay& sync_overlay() const { return overlay_; }
   void ClearSyncOverlay() { overlay_.clear(); }
   // Restores an overlay entry (txn rollback): nullopt removes it.
   void SetOverlayEntry(const RowValues& pk, std::optional<Row> sync_row);
@@ -133,12 +152,16 @@ class Table {
   static std::vector<SortPart> Normalized(const std::vector<SortPart>& sort);
   static std::string SortKey(const std::vector<SortPart>& sort);
 
+  // A row whose pk cells are `pk` (for an overlay key when neither head nor sync has a row).
+  Row KeyRow(const RowValues& pk) const;
+
   std::string name_;
   TableSpec spec_;
   bool local_;
-  absl::btree_map<RowValues, Row, RowKeyLess> rows_;
+  // Head rows by pk: references only (issue 16: a pk copy per row was ~90 bytes at 100k).
+  absl::btree_set<Row, RowPkLess> rows_;
   std::map<std::string, Index> indexes_;
-  absl::btree_map<RowValues, Row, RowKeyLess> overlay_;  // sync value (nullptr = absent in sync)
+  SyncOverlay overlay_;  // sync value (nullptr = absent in sync)
 };
 
 }  // namespace rindle

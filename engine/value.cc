@@ -5,23 +5,31 @@
 #include <ostream>
 
 #include "absl/strings/str_cat.h"
+#include "base/check.h"
 
 namespace rindle {
 
 Value Value::Number(double d) {
-  Value v;
   if (std::isfinite(d) && d == std::floor(d) && d >= -9.2233720368547758e18 &&
       d < 9.2233720368547758e18) {
-    v.rep_ = static_cast<int64_t>(d);
-  } else {
-    v.rep_ = d;
+    return Int(static_cast<int64_t>(d));
   }
+  Value v;
+  v.kind_ = Kind::kDouble;
+  v.double_ = d;
   return v;
 }
 
 double Value::as_double() const {
-  if (kind() == Kind::kInt) return static_cast<double>(as_int());
-  return std::get<double>(rep_);
+  if (kind() == Kind::kInt) return static_cast<double>(int_);
+  Expect(Kind::kDouble);
+  return double_;
+}
+
+void Value::BadAccess(Kind wanted) const {
+  internal::CheckFail(__FILE__, __LINE__,
+                      StrCat("Value of kind ", static_cast<int>(kind_), " read as kind ",
+                             static_cast<int>(wanted), ": ", DebugString()));
 }
 
 absl::StatusOr<Value> Value::FromJson(const nlohmann::json& j, std::string_view what) {
@@ -53,7 +61,7 @@ nlohmann::json Value::ToJson() const {
     case Kind::kNull: return nullptr;
     case Kind::kBool: return as_bool();
     case Kind::kInt: return as_int();
-    case Kind::kDouble: return std::get<double>(rep_);
+    case Kind::kDouble: return double_;
     case Kind::kString: return as_string();
   }
   return nullptr;
@@ -89,6 +97,7 @@ int CompareValues(const Value& a, const Value& b) {
       return x < y ? -1 : (x > y ? 1 : 0);
     }
     case Value::Kind::kString: {
+      if (a.SameString(b)) return 0;  // interned: equal text is the same pooled copy
       const int c = a.as_string().compare(b.as_string());
       return c < 0 ? -1 : (c > 0 ? 1 : 0);
     }

@@ -8,16 +8,20 @@
 // false < true. Comparing different non-numeric kinds is a schema error: callers that can meet it
 // (query validation, row checks) reject it up front; Compare() itself falls back to a fixed kind
 // rank so that indexes stay totally ordered even then.
+//
+// Representation (issue 16): 16 bytes — an 8-byte payload (bool, int64, double, or a pointer to
+// the string's interned copy, string_pool.h) and the kind. Copies of a string cell share its
+// text; ordering and hashing are by the text, never by the pointer.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
 
 #include "absl/hash/hash.h"
 #include "absl/status/statusor.h"
+#include "engine/string_pool.h"
 #include "nlohmann/json.hpp"
 
 namespace rindle {
@@ -27,23 +31,53 @@ class Value {
   enum class Kind : uint8_t { kNull = 0, kBool = 1, kInt = 2, kDouble = 3, kString = 4 };
 
   Value() = default;  // null
+  Value(const Value& o) : bits_(o.bits_), kind_(o.kind_) {
+    if (kind_ == Kind::kString) internal::RefString(str_);
+  }
+  Value(Value&& o) noexcept : bits_(o.bits_), kind_(o.kind_) { o.kind_ = Kind::kNull; }
+  Value& operator=(const Value& o) {
+    if (o.kind_ == Kind::kString) internal::RefString(o.str_);  // first: o may be *this
+    Release();
+    bits_ = o.bits_;
+    kind_ = o.kind_;
+    return *this;
+  }
+  Value& operator=(Value&& o) noexcept {
+    if (this != &o) {
+      Release();
+      bits_ = o.bits_;
+      kind_ = o.kind_;
+      o.kind_ = Kind::kNull;
+    }
+    return *this;
+  }
+  ~Value() { Release(); }
+
   static Value Null() { return Value(); }
-  static Value Bool(bool b) { Value v; v.rep_ = b; return v; }
-  static Value Int(int64_t i) { Value v; v.rep_ = i; return v; }
+  static Value Bool(bool b) { Value v; v.kind_ = Kind::kBool; v.bool_ = b; return v; }
+  static Value Int(int64_t i) { Value v; v.kind_ = Kind::kInt; v.int_ = i; return v; }
   // Normalizes an integral double in int64 range to Int.
   static Value Number(double d);
-  static Value String(std::string s) { Value v; v.rep_ = std::move(s); return v; }
+  // Interned (string_pool.h): equal strings share one pooled copy.
+  static Value String(std::string s) {
+    Value v;
+    v.kind_ = Kind::kString;
+    v.str_ = internal::InternString(std::move(s));
+    return v;
+  }
 
-  Kind kind() const { return static_cast<Kind>(rep_.index()); }
+  Kind kind() const { return kind_; }
   bool is_null() const { return kind() == Kind::kNull; }
   bool is_bool() const { return kind() == Kind::kBool; }
   bool is_number() const { return kind() == Kind::kInt || kind() == Kind::kDouble; }
   bool is_string() const { return kind() == Kind::kString; }
 
-  bool as_bool() const { return std::get<bool>(rep_); }
-  int64_t as_int() const { return std::get<int64_t>(rep_); }
+  bool as_bool() const { Expect(Kind::kBool); return bool_; }
+  int64_t as_int() const { Expect(Kind::kInt); return int_; }
   double as_double() const;  // int or double
-  const std::string& as_string() const { return std::get<std::string>(rep_); }
+  const std::string& as_string() const { Expect(Kind::kString); return str_->text; }
+  // Same pooled copy: for strings, exactly string equality (string_pool.h invariant).
+  bool SameString(const Value& o) const { return str_ == o.str_; }
 
   // JSON <-> Value. FromJson accepts null, bool, numbers (finite) and strings; anything else is
   // InvalidArgument naming `what` (e.g. "$.where.right.value").
@@ -58,14 +92,31 @@ class Value {
       case Kind::kNull: return H::combine(std::move(h), 0);
       case Kind::kBool: return H::combine(std::move(h), 1, v.as_bool());
       case Kind::kInt: return H::combine(std::move(h), 2, v.as_int());
-      case Kind::kDouble: return H::combine(std::move(h), 3, std::get<double>(v.rep_));
+      case Kind::kDouble: return H::combine(std::move(h), 3, v.double_);
       case Kind::kString: return H::combine(std::move(h), 4, v.as_string());
     }
     return h;
   }
 
  private:
-  std::variant<std::monostate, bool, int64_t, double, std::string> rep_;
+  void Release() {
+    if (kind_ == Kind::kString) internal::UnrefString(str_);
+  }
+  void Expect(Kind k) const {
+    if (kind_ != k) BadAccess(k);
+  }
+  [[noreturn]] void BadAccess(Kind wanted) const;
+
+  // 16 bytes: one 8-byte payload and the kind. No cell owns heap memory of its own: a string
+  // cell holds one reference to its pooled copy.
+  union {
+    uint64_t bits_ = 0;
+    bool bool_;
+    int64_t int_;
+    double double_;
+    const internal::PooledString* str_;
+  };
+  Kind kind_ = Kind::kNull;
 };
 
 // Total order of SPEC §2.1 (see header comment). Returns <0, 0, >0.

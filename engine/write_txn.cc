@@ -82,9 +82,12 @@ void WriteTxn::Stage(Table* table, const RowValues& pk, Row row) {
 }
 
 void WriteTxn::RecordStaged(const Table& table, const RowValues& pk) {
-  sources_.push_back(db_->merge_.RouteOf(table, pk));
+  std::string source = db_->merge_.RouteOf(table, pk);
+  auto [it, fresh] = source_ids_.try_emplace(source, static_cast<uint32_t>(source_names_.size()));
+  if (fresh) source_names_.push_back(std::move(source));
+  staged_sources_.push_back(it->second);
   // Every earlier staged operation left at least one undo record (this one stages next).
-  RINDLE_CHECK_LE(sources_.size(), steps_.size() + 1);
+  RINDLE_CHECK_LE(staged_sources_.size(), steps_.size() + 1);
 }
 
 absl::Status WriteTxn::Add(std::string_view table, RowValues row) {
@@ -178,19 +181,33 @@ absl::StatusOr<std::vector<TreeNode>> WriteTxn::Query(const Ast& ast) const {
 }
 
 absl::StatusOr<std::vector<QueryBatch>> WriteTxn::Commit() {
-  ASSIGN_OR_RETURN(CommitTracked c, CommitTrackedWrites());
+  ASSIGN_OR_RETURN(CommitTracked c, CommitImpl(/*with_sources=*/false));
   return std::move(c.batches);
 }
 
 absl::StatusOr<CommitTracked> WriteTxn::CommitTrackedWrites() {
+  return CommitImpl(/*with_sources=*/true);
+}
+
+absl::StatusOr<CommitTracked> WriteTxn::CommitImpl(bool with_sources) {
   RETURN_IF_ERROR(CheckOpen());
   Close();
   steps_.clear();
   undo_.clear();
   CommitTracked out;
-  out.sources = std::move(sources_);
+  if (with_sources) {
+    out.sources.reserve(staged_sources_.size());
+    for (uint32_t id : staged_sources_) out.sources.push_back(source_names_[id]);
+  }
+  ClearSources();
   if (!db_->in_server_batch()) out.batches = db_->Deliver();
   return out;
+}
+
+void WriteTxn::ClearSources() {
+  staged_sources_.clear();
+  source_names_.clear();
+  source_ids_.clear();
 }
 
 void WriteTxn::UndoAll() {
@@ -221,7 +238,7 @@ void WriteTxn::Rollback() {
   if (!open_) return;
   RINDLE_CHECK(db_->txn_open_);
   UndoAll();
-  sources_.clear();
+  ClearSources();
   Close();
   // Outside a rebase cycle everything before this txn was delivered, so undoing every staged
   // write leaves no net change behind.
