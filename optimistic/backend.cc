@@ -522,18 +522,13 @@ void OptimisticBackend::HandleResync(const std::string& key) {
   // A reconnect: the buffered frames came on the dead connection (gate.h DropConnection).
   channel->DropConnection();
   channel->set_resync_since_fence(true);
-  // §7.5 rule 3, per domain: THIS domain's sent envelopes, original mids, mid order, on its own
-  // channel; the daemon's resync then re-sends every GATE-LESS domain's too (domain order), since
-  // their envelopes shipped on the daemon channel (channels.h For). Seed 002's
-  // resendPending(gate.key) re-sends the gate's own domain only, so a gate-less domain's lost
-  // push was never re-sent and every later mid of that domain waited forever (a seed gap).
+  // §7.5 rule 3: THIS domain's sent envelopes, original mids, mid order, on its own channel —
+  // seed 002 resendPending(gate.key), and only that (the seed wins). A gate-less domain's
+  // envelopes are NOT re-sent on the daemon channel: an envelope carries no domain, so the
+  // daemon would take a room's mid N for its own mid N (a duplicate, acked and dropped: the
+  // room write lost). The campaign found exactly that (seed 588, resend-faithful, after a room
+  // disconnect) when the daemon's resync re-sent gate-less domains.
   channel->Resend(ledger_, options_.client_id, key);
-  if (!IsDaemonSource(key)) return;
-  for (const auto& [domain, next] : ledger_.next_mid()) {
-    if (!IsDaemonSource(domain) && !channels_.Has(domain)) {
-      channel->Resend(ledger_, options_.client_id, domain);
-    }
-  }
 }
 
 void OptimisticBackend::HandleProgress(const std::string& key, const ProgressFrame& frame) {

@@ -90,8 +90,8 @@
 // no view over one lifecycle table; its frames fold at release, before the lmid and data frames
 // and the confirm-drop, in the seed's fixed order (outcome rows through OnOutcome's handler, room
 // ledger rows through the lmid confirm core, watermark rows, scope-session rows); the doorbell
-// (SetScopeSessionsObserver) fires after that release applied. A daemon resync re-sends the
-// gate-less domains' envelopes too (they shipped on the daemon channel; §7.5 rule 3 per domain).
+// (SetScopeSessionsObserver) fires after that release applied. A resync re-sends its own
+// channel's domain only (§7.5 rule 3; a gate-less domain is not re-sent — see HandleResync).
 //
 // Errors: Invoke/RegisterQuery return Status naming the mutator/qid. Unrecoverable conditions —
 // a confirmed lmid above every issued mid while sent mids are pending, a malformed server frame,

@@ -9,7 +9,7 @@
 // report: per domain the next mid and the confirmed watermark, the client-global seq, the pending
 // entries (domain, mid, seq, args) in creation order, the processed (domain, mid) outcomes, the
 // rejections surfaced, every envelope each source must have received (first sends, deopt flips,
-// re-invokes, resync re-sends — the daemon's covers the gate-less room domain too), each
+// re-invokes, resync re-sends — each channel its own domain only), each
 // connected channel's applied cv, and roomWatermarks (the max of the flush seqs sent). The seed's rules are
 // the model's (seed 002 dealMid / handleMutationOutcome / resendPending / applyRelease).
 // No data subscriptions: the views' plane is backend_state_test's.
@@ -323,9 +323,9 @@ struct Resync : Cmd {
       auto& out = m.pushed[m.SourceOf(domain)];
       out.insert(out.end(), mids.begin(), mids.end());
     };
+    // §7.5 rule 3: a resync re-sends its own domain only (a gate-less domain is not re-sent
+    // on the daemon channel: envelopes carry no domain, backend.cc HandleResync).
     resend(domain);
-    // §7.5 rule 3 per domain: the daemon's resync re-sends the gate-less room domain too.
-    if (domain == kDaemon && !m.room_connected) resend(kRoom);
   }
   void run(const Model& s0, Sut& sut) const override {
     sut.Source(domain).Resync();
