@@ -124,6 +124,13 @@ class ClientModel {
   void BeginFence(std::set<int64_t> qids) { gate_.BeginFence(std::move(qids)); }
   // The client re-registered `qids` after an overflow (gate_model.h ExpectHellos).
   void ExpectHellos(const std::set<int64_t>& qids) { gate_.ExpectHellos(qids); }
+  // The client ran a reconcile cycle on ANOTHER channel (a room's lmid release retired an entry
+  // of a room domain, which this single-domain model does not hold): its replays re-ran every
+  // pending entry over a base without that entry, so they count (tables, dead) like a cycle's.
+  void ForeignCycle() {
+    NoteCycle(/*pending_shrank=*/true);
+    dirty_ = true;
+  }
 
   // --- the harness's record of the client's writes ---
   // A normal Invoke took `mid` (its envelope is no fold flush).

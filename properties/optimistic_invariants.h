@@ -143,6 +143,11 @@ class OptimisticInvariants {
   // Recording hook: a successful normal Invoke took `mid`.
   void OnInvoke(const std::string& client, int64_t mid);
 
+  // Room channels (issue 12; the harness's room delivery, sim/run/simulation_rooms.cc). A room
+  // lmid release retired entries of `client`'s room domain: the client ran a reconcile cycle the
+  // daemon-channel shadow cannot see (ClientModel::ForeignCycle).
+  void OnRoomRelease(const std::string& client) { At(client).model.ForeignCycle(); }
+
   // The client model of `client`, brought up to date with the live `views` and the first-time
   // envelopes `sent` (idempotent within a step). Null (with *error set) when the model could not
   // replay; null without an error for a client never attached or no longer healthy.

@@ -131,13 +131,20 @@ void Simulation::ShadowRoomFrame(const std::string& client, const std::string& k
         }
       }
       return;
-    case ServerFrame::Kind::kProgress:
+    case ServerFrame::Kind::kProgress: {
+      const int64_t was = s.released;
       std::erase_if(s.buffered, [&](const std::pair<int64_t, int64_t>& b) {
         if (b.first > f.cv_min) return false;
         s.released = std::max(s.released, b.second);
         return true;
       });
+      // The release retires room entries: the client reconciles off the daemon channel.
+      if (s.released > was) {
+        Count("check.room_release_cycle");
+        opt_props_->OnRoomRelease(client);
+      }
       return;
+    }
     case ServerFrame::Kind::kOutcome:
       return;
   }
