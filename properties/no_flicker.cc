@@ -30,6 +30,10 @@
 //     re-invocation is dropped), e.g. a createIssue whose id another client's recreateIssue took
 //     first — and it wrote one of the view's tables: its whole prediction goes, in every table,
 //     though the data that killed it touched only one (the issue row; the tags go too).
+//   * a room deopt re-invocation: the harness delivered a `deopt` outcome this step whose echoed
+//     args.id is in the row (before or after) — its entry had retired at the room's lmid release
+//     (the outcome was delayed or lost behind it), so the client re-invokes it on the daemon
+//     (seed 002 H-v, outcomes.h step 5) and the prediction returns (StepRecord::room_outcome_ids);
 // A view that is new this step (a retain, a resubscribe's fresh qid) has no previous state. A
 // confirmation released ALONE for an applied mid explains nothing: the mid's effect travels in
 // data frames of the same cv, so if the view loses the prediction before they release, the user
@@ -39,7 +43,7 @@
 // from its invoke until a data frame or a later action supersedes it.
 // Counters (campaign summary): check.no_flicker.{changed_rows, local_exempt, data_exempt,
 // burnt_exempt, unshipped_exempt, reorder_snap_exempt,
-// unhydrated_exempt, dead_replay_exempt, view_opened} — how often each explanation was used.
+// unhydrated_exempt, dead_replay_exempt, room_reinvoke_exempt, view_opened} — how often each explanation was used.
 #include <map>
 #include <set>
 #include <string>
@@ -101,6 +105,19 @@ bool RoomUnsettled(const ClientState& c, const std::string& old_subtree) {
   return false;
 }
 
+// True when the lost row's old or new serialized subtree holds an id of a deopt outcome the
+// harness delivered this step (StepRecord::room_outcome_ids).
+bool RoomOutcomeReaches(const StepRecord& step, const std::string& before,
+                        const std::string& after) {
+  for (const std::string& id : step.room_outcome_ids) {
+    const std::string quoted = "\"" + id + "\"";
+    if (before.find(quoted) != std::string::npos || after.find(quoted) != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
 class NoFlicker : public PropertyFamily {
  public:
   explicit NoFlicker(OptimisticInvariants* invariants) : inv_(invariants) {
@@ -149,6 +166,12 @@ class NoFlicker : public PropertyFamily {
           ++(*counters)["check.no_flicker.unhydrated_exempt"];
         } else if (Touches(died, view.second)) {
           ++(*counters)["check.no_flicker.dead_replay_exempt"];
+        } else if (RoomOutcomeReaches(step, prev->second.RowsIn(*w.client_schema).at(*lost),
+                                      rows.contains(*lost) ? rows.at(*lost) : std::string())) {
+          // A deopt outcome delivered this step for a mutation of the row (the network's frame):
+          // its entry already retired, so the client re-invoked it on the daemon (seed 002 H-v,
+          // outcomes.h step 5) — the row comes back as the user's own write did.
+          ++(*counters)["check.no_flicker.room_reinvoke_exempt"];
         } else if (RoomUnsettled(c, prev->second.RowsIn(*w.client_schema).at(*lost))) {
           // A room-routed row between its room's verdict and the daemon's release of the flush
           // (world.h room_unsettled_ids: the harness's record, not the client's).

@@ -229,6 +229,15 @@ void OptimisticInvariants::OnInvoke(const std::string& client, int64_t mid) {
   At(client).model.Invoked(mid);
 }
 
+void OptimisticInvariants::OnRoomOutcome(const std::string& client,
+                                         const MutationOutcomeFrame& frame) {
+  // A rejection changes nothing the user sees (outcomes.h step 3); only a deopt may re-invoke.
+  if (frame.kind != MutationOutcomeFrame::Kind::kDeopt) return;
+  if (frame.args.is_object() && frame.args.contains("id") && frame.args["id"].is_string()) {
+    At(client).step.room_outcome_ids.insert(frame.args["id"].get<std::string>());
+  }
+}
+
 const ClientModel* OptimisticInvariants::Model(const std::string& client,
                                                const std::map<int64_t, ViewInfo>& views,
                                                const std::map<int64_t, MutationEnvelope>& sent,

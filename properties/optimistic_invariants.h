@@ -36,7 +36,8 @@
 //                    the args of the LAST InvokeFolded of that window (OnInvokeFolded records it).
 // Step record (StepRecord, read by no_flicker.cc and cv_promise.cc): what the delivery tap saw in
 // the current step — every frame on the wire, in delivery order (before any filtering), the
-// frames the shadow gate released, and the local actions the runner ran (OnLocalAction).
+// frames the shadow gate released, the local actions the runner ran (OnLocalAction) and the
+// mutation ids of the room outcome frames delivered (OnRoomOutcome).
 // BeginStep() (the runner, before each event) clears it. Expectations only: nothing in it comes
 // from the backend.
 //   replay-order     within one reconcile (replay observer; a repeated entry id starts the next),
@@ -88,6 +89,9 @@ struct StepRecord {
   std::vector<TapFrame> delivered;  // welcome / data / progress, in delivery order
   std::vector<TapFrame> released;   // data frames the shadow gate released this step
   int64_t local_actions = 0;        // actions of this client the runner ran this step
+  // Room channels: the mutation ids (echoed args.id) of the deopt outcome frames the harness
+  // delivered to this client this step (OnRoomOutcome).
+  std::set<std::string> room_outcome_ids;
 };
 
 class OptimisticInvariants {
@@ -147,6 +151,9 @@ class OptimisticInvariants {
   // lmid release retired entries of `client`'s room domain: the client ran a reconcile cycle the
   // daemon-channel shadow cannot see (ClientModel::ForeignCycle).
   void OnRoomRelease(const std::string& client) { At(client).model.ForeignCycle(); }
+  // The harness delivered a mutationOutcome frame to `client` this step: a deopt's echoed args'
+  // id (args.id) goes to StepRecord::room_outcome_ids (a deopt of a retired entry re-invokes it).
+  void OnRoomOutcome(const std::string& client, const MutationOutcomeFrame& frame);
 
   // The client model of `client`, brought up to date with the live `views` and the first-time
   // envelopes `sent` (idempotent within a step). Null (with *error set) when the model could not

@@ -93,6 +93,7 @@ void Simulation::DeliverRoom(SimClient* c, const std::string& key, const ServerF
     return;
   }
   const size_t pushes = c->outcome_pushes().size();
+  opt_props_->OnRoomOutcome(c->client_id(), frame.outcome);
   c->BeginOutcome(key, frame.outcome.mid);
   link->Receive(frame);
   c->EndOutcome();
