@@ -21,7 +21,8 @@
 //   * the §4.2 reorder snap: a release this step (so a reconcile) and every changed row now
 //     equals the fresh query over the client model's head (oracles/client_model: the harness
 //     record replayed in canonical order) — the reconcile replayed an overtaken open fold after
-//     the write that overtook it (seed 257: a deferred setPriority's stamp snapped back);
+//     the write that overtook it (seed 257: a deferred setPriority's stamp snapped back); a room
+//     lmid release that retired an entry is such a cycle too (StepRecord::room_releases, seed 935);
 //   * an unhydrated view: its sub has released no snapshot yet (the tap's shadow subs), so the
 //     view is not complete and its rows are only the local store's guess;
 //   * a dead replay: a mutation of this client that the client model (oracles/client_model.h, fed
@@ -222,7 +223,7 @@ class NoFlicker : public PropertyFamily {
   // gives — the view moved to the expected state, never away from it.
   bool SnapsToModel(const World& w, const ClientState& c, const Ast& ast, const Rows& before,
                     const Rows& after, const StepRecord& step) const {
-    if (step.released.empty()) return false;
+    if (step.released.empty() && step.room_releases == 0) return false;
     absl::Status error;
     const ClientModel* model = inv_->Model(c.id, ViewInfosOf(c), *c.sent, &error);
     if (model == nullptr) return false;

@@ -92,6 +92,9 @@ struct StepRecord {
   // Room channels: the mutation ids (echoed args.id) of the deopt outcome frames the harness
   // delivered to this client this step (OnRoomOutcome).
   std::set<std::string> room_outcome_ids;
+  // Room lmid releases that retired entries of this client this step (OnRoomRelease): each is a
+  // reconcile cycle of the client, like a daemon release.
+  int64_t room_releases = 0;
 };
 
 class OptimisticInvariants {
@@ -150,7 +153,11 @@ class OptimisticInvariants {
   // Room channels (issue 12; the harness's room delivery, sim/run/simulation_rooms.cc). A room
   // lmid release retired entries of `client`'s room domain: the client ran a reconcile cycle the
   // daemon-channel shadow cannot see (ClientModel::ForeignCycle).
-  void OnRoomRelease(const std::string& client) { At(client).model.ForeignCycle(); }
+  void OnRoomRelease(const std::string& client) {
+    Client& c = At(client);
+    c.model.ForeignCycle();
+    ++c.step.room_releases;
+  }
   // The harness delivered a mutationOutcome frame to `client` this step: a deopt's echoed args'
   // id (args.id) goes to StepRecord::room_outcome_ids (a deopt of a retired entry re-invokes it).
   void OnRoomOutcome(const std::string& client, const MutationOutcomeFrame& frame);

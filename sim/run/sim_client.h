@@ -181,6 +181,9 @@ class SimClient : public OptimisticSource {
     dirty_ = false;
     return d;
   }
+  // A frame of one of its room links reached it (the simulation's room delivery): its state may
+  // have changed like on a daemon frame, so the step checks must look at it this step.
+  void MarkRoomDelivery() { MarkDirty(); }
   // The same for the local-only tables and views (properties/local_tables.cc reads them).
   bool TakeLocalDirty() {
     const bool d = local_dirty_;

@@ -86,6 +86,7 @@ void Simulation::DeliverRoom(SimClient* c, const std::string& key, const ServerF
     return;
   }
   ShadowRoomFrame(c->client_id(), key, frame);
+  c->MarkRoomDelivery();
   const auto before = ChannelMarks(*c);
   if (frame.kind != ServerFrame::Kind::kOutcome) {
     link->Receive(frame);
