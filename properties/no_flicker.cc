@@ -29,7 +29,9 @@
 //     without being confirmed — its replay failed on the new synced base (seed 002: such a
 //     re-invocation is dropped), e.g. a createIssue whose id another client's recreateIssue took
 //     first — and it wrote one of the view's tables: its whole prediction goes, in every table,
-//     though the data that killed it touched only one (the issue row; the tags go too).
+//     though the data that killed it touched only one (the issue row; the tags go too);
+//   * room data: the harness's shadow of a room channel released a data frame to this client this
+//     step while the harness is moving its views between planes (retargeted / demoted, world.h).
 // A view that is new this step (a retain, a resubscribe's fresh qid) has no previous state. A
 // confirmation released ALONE for an applied mid explains nothing: the mid's effect travels in
 // data frames of the same cv, so if the view loses the prediction before they release, the user
@@ -39,7 +41,7 @@
 // from its invoke until a data frame or a later action supersedes it.
 // Counters (campaign summary): check.no_flicker.{changed_rows, local_exempt, data_exempt,
 // burnt_exempt, unshipped_exempt, reorder_snap_exempt,
-// unhydrated_exempt, dead_replay_exempt, view_opened} — how often each explanation was used.
+// unhydrated_exempt, dead_replay_exempt, room_data_exempt, view_opened} — how often each explanation was used.
 #include <map>
 #include <set>
 #include <string>
@@ -153,6 +155,10 @@ class NoFlicker : public PropertyFamily {
           // A room-routed row between its room's verdict and the daemon's release of the flush
           // (world.h room_unsettled_ids: the harness's record, not the client's).
           ++(*counters)["check.room_unflushed_exempt"];
+        } else if (c.room_data_released && c.room_views_moving) {
+          // A room channel released data to a client whose views the harness is moving between
+          // planes (world.h): a swap-in, a room batch or a retarget's old-channel GC.
+          ++(*counters)["check.no_flicker.room_data_exempt"];
         } else {
           return Violation{
               "no-flicker",

@@ -169,10 +169,12 @@ void Simulation::BuildWorld() {
     s.carried = &c->carried();
     s.local_rows = &c->local_rows();
     s.room_carried = &c->room_carried();
+    s.room_retargeted = &c->retargeted();
     s.rejections = &c->rejections();
     s.outcomes_delivered = &c->outcomes_delivered();
     s.link = &c->link_record();
     world_.clients.push_back(std::move(s));
+    c->OnStuck([this, cl = c.get()](const DowngradeStuckEvent& e) { OnRoomStuck(cl, e); });
   }
   for (auto& [doc, st] : rooms_) {
     room_views_.push_back(std::make_unique<RoomRecordView>(st.room.get()));
@@ -524,9 +526,14 @@ void Simulation::Deliver(SimClient* c, const ServerFrame& frame) {
       break;
   }
   data_trace_->Frame(c->client_id(), frame, queue_.now_ms());
-  if (c->rooms().empty()) return c->Receive(frame);
+  if (c->rooms().empty()) {
+    c->Receive(frame);
+    if (frame.kind == ServerFrame::Kind::kProgress) FeedWatermarks(c);
+    return;
+  }
   const auto before = ChannelMarks(*c);
   c->Receive(frame);
+  if (frame.kind == ServerFrame::Kind::kProgress) FeedWatermarks(c);
   Fail(props::CheckChannelIsolation(c->client_id(), std::string(kDaemonSource), before,
                                     ChannelMarks(*c)));
 }
@@ -538,8 +545,12 @@ void Simulation::RefreshDirtyFlags() {
     world_.clients[i].local_dirty = clients_[i]->TakeLocalDirty();
   }
   world_.authority_dirty = daemon_->TakeDirty();
+  if (world_.authority_dirty) {
+    for (auto& [doc, st] : rooms_) st.room->MirrorDaemon(daemon_->store());  // room.h
+  }
   for (auto& [doc, st] : rooms_) st.room->TakeDirty();
   if (!rooms_.empty()) RefreshRoomFlags();
+  if (!rooms_.empty()) RefreshRoomViewFlags();
 }
 
 RunResult Simulation::Run() {
