@@ -31,7 +31,8 @@
 //     first — and it wrote one of the view's tables: its whole prediction goes, in every table,
 //     though the data that killed it touched only one (the issue row; the tags go too);
 //   * room data: the harness's shadow of a room channel released a data frame to this client this
-//     step while the harness is moving its views between planes (retargeted / demoted, world.h).
+//     step (world.h room_data_released): its reconcile may swap views onto twins, apply a room
+//     batch to them, GC a retarget's old channel, or replay pending as a daemon release does.
 // A view that is new this step (a retain, a resubscribe's fresh qid) has no previous state. A
 // confirmation released ALONE for an applied mid explains nothing: the mid's effect travels in
 // data frames of the same cv, so if the view loses the prediction before they release, the user
@@ -155,9 +156,8 @@ class NoFlicker : public PropertyFamily {
           // A room-routed row between its room's verdict and the daemon's release of the flush
           // (world.h room_unsettled_ids: the harness's record, not the client's).
           ++(*counters)["check.room_unflushed_exempt"];
-        } else if (c.room_data_released && c.room_views_moving) {
-          // A room channel released data to a client whose views the harness is moving between
-          // planes (world.h): a swap-in, a room batch or a retarget's old-channel GC.
+        } else if (c.room_data_released) {
+          // A room channel released data this step (the harness's shadow; see the header).
           ++(*counters)["check.no_flicker.room_data_exempt"];
         } else {
           return Violation{

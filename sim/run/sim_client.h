@@ -152,6 +152,8 @@ class SimClient : public OptimisticSource {
   // FeedRoomWatermark stands in for the watermark system stream (the harness calls it when the
   // daemon progress covering the flush's commit reached the client). Stuck / context-join /
   // swap events are recorded as the backend reported them (checked against the harness).
+  // Off unless the run enables the room view plane (Simulation: RINDLE_SIM_ROOM_VIEWS).
+  void EnableRoomViews() { room_views_ = true; }
   void AttachRoomTables(const std::string& key);
   absl::Status RetargetView(const RemoteQuery& query, const std::string& key);
   absl::Status DemoteRoom(const std::string& key, const std::string& doc, int64_t final_flush_seq);
@@ -278,6 +280,7 @@ class SimClient : public OptimisticSource {
   std::vector<int64_t> outcome_pushes_;
   std::vector<props::RejectionRecord> rejections_;
   bool last_invoke_in_room_ = false;
+  bool room_views_ = false;
   std::map<std::string, std::string> retargeted_;
   std::function<void(const DowngradeStuckEvent&)> on_stuck_;
   int64_t context_joins_seen_ = 0;

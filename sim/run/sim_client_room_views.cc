@@ -22,6 +22,7 @@ void SimClient::InstallRoomViewObservers() {
 }
 
 void SimClient::AttachRoomTables(const std::string& key) {
+  if (!room_views_) return;
   if (auto s = backend_->RegisterRoomTables(key, RoomOwnedTables()); !s.ok()) {
     Count("client.room_tables_failed");  // client-health reports a sticky failure
     return;

@@ -1,6 +1,8 @@
 // simulation.cc — see simulation.h.
 #include "sim/run/simulation.h"
 
+#include <cstdlib>
+
 #include <algorithm>
 
 #include "base/check.h"
@@ -16,6 +18,8 @@ namespace rindle::sim {
 Simulation::Simulation(const Scenario& scenario, const RunOptions& options)
     : scenario_(scenario), options_(options), root_(scenario.seed), trace_(64) {
   result_.seed = scenario.seed;
+  room_view_plane_ = std::getenv("RINDLE_SIM_ROOM_VIEWS") != nullptr;  // simulation.h
+  if (room_view_plane_) counters_["room_views.enabled"] = 1;
   if (!scenario.generated) {
     setup_status_ = absl::FailedPreconditionError("scenario not generated (seed-only /1 form)");
   } else if (auto s = ValidateScenario(scenario, scenario.path.empty() ? "scenario" : scenario.path);
@@ -175,6 +179,7 @@ void Simulation::BuildWorld() {
     s.link = &c->link_record();
     world_.clients.push_back(std::move(s));
     c->OnStuck([this, cl = c.get()](const DowngradeStuckEvent& e) { OnRoomStuck(cl, e); });
+    if (room_view_plane_) c->EnableRoomViews();
   }
   for (auto& [doc, st] : rooms_) {
     room_views_.push_back(std::make_unique<RoomRecordView>(st.room.get()));
@@ -545,7 +550,7 @@ void Simulation::RefreshDirtyFlags() {
     world_.clients[i].local_dirty = clients_[i]->TakeLocalDirty();
   }
   world_.authority_dirty = daemon_->TakeDirty();
-  if (world_.authority_dirty) {
+  if (world_.authority_dirty && room_view_plane_) {
     for (auto& [doc, st] : rooms_) st.room->MirrorDaemon(daemon_->store());  // room.h
   }
   for (auto& [doc, st] : rooms_) st.room->TakeDirty();

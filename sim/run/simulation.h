@@ -183,6 +183,9 @@ class Simulation {
     int64_t final_flush_seq = 0;
     std::string doc;
   };
+  // The view plane is driven only when the environment sets RINDLE_SIM_ROOM_VIEWS (its drive
+  // still fails no-flicker on seeds the README names; off, a run is the issue-12 room plane).
+  bool room_view_plane_ = false;
   std::map<std::pair<std::string, std::string>, RoomViewState> room_views_state_;
   std::map<std::pair<std::string, std::string>, int64_t> watermark_fed_;  // (client, doc) → seq
   std::map<std::string, int64_t> room_data_step_;  // client → last step a room data release

@@ -21,6 +21,7 @@ bool HasView(const SimClient& c, const RemoteQuery& q) {
 }  // namespace
 
 void Simulation::PlanRoomViews(SimClient* client, RoomAuthority* room) {
+  if (!room_view_plane_) return;
   const int64_t now = queue_.now_ms();
   Rng r = root_.Fork(StrCat("roomviews/", client->client_id(), "/", room->doc(), "/", now));
   if (!r.Chance(2, 3)) return;
@@ -87,6 +88,7 @@ void Simulation::LateJoinRoom(SimClient* client, const RemoteQuery& query, const
 }
 
 bool Simulation::MaybeDemote(SimClient* client, RoomAuthority* room, const ScenarioAction& action) {
+  if (!room_view_plane_) return false;
   const std::string key(room->source_key());
   bool has_views = false;
   for (const auto& [q, channel] : client->retargeted()) has_views |= channel == key;

@@ -89,7 +89,7 @@ void Simulation::DeliverRoom(SimClient* c, const std::string& key, const ServerF
   ShadowRoomFrame(c->client_id(), key, frame);
   const auto before = ChannelMarks(*c);
   if (frame.kind != ServerFrame::Kind::kOutcome) {
-    const bool releases = frame.kind == ServerFrame::Kind::kProgress;
+    const bool releases = room_view_plane_ && frame.kind == ServerFrame::Kind::kProgress;
     const PlainTables context = releases ? ContextRows(*c) : PlainTables();
     link->Receive(frame);
     Fail(props::CheckChannelIsolation(c->client_id(), key, before, ChannelMarks(*c)));
@@ -307,7 +307,8 @@ void Simulation::InjectRoomFault(const ScenarioFault& fault) {
       return BreakRoomLinks(room);
     case ScenarioFault::Kind::kRoomCrash:
       counters_["fault.room_crash_lost"] += room->CrashBeforeFlush();
-      room->MirrorDaemon(daemon_->store());  // the rebuilt room reloads the daemon's doc rows
+      // The rebuilt room reloads the daemon's doc rows.
+      if (room_view_plane_) room->MirrorDaemon(daemon_->store());
       return BreakRoomLinks(room);
     case ScenarioFault::Kind::kRoomLinkBreak:
     case ScenarioFault::Kind::kRoomPartition: {
