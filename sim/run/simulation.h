@@ -194,7 +194,8 @@ class Simulation {
   void RetargetIntoRoom(SimClient* client, const RemoteQuery& query, const std::string& doc);
   void LateJoinRoom(SimClient* client, const RemoteQuery& query, const std::string& key);
   // True when the disconnect was handled as a demote.
-  bool MaybeDemote(SimClient* client, RoomAuthority* room, const ScenarioAction& action);
+  bool MaybeDemote(SimClient* client, RoomAuthority* room, const ScenarioAction& action,
+                   bool force = false);
   void FeedWatermarks(SimClient* client);
   void OnRoomStuck(SimClient* client, const DowngradeStuckEvent& e);
   // The harness's record: mids first sent on `c`'s links to `key`, not yet resolved (the room

@@ -34,6 +34,32 @@ void Simulation::PlanRoomViews(SimClient* client, RoomAuthority* room) {
   const int64_t fault_after = r.Chance(1, 3) ? r.Range(1, 20) : -1;
   const int64_t late_after = r.Chance(1, 2) ? r.Range(100, 400) : -1;
   const std::string doc = room->doc();
+  if (r.Chance(1, 2)) {
+    // The app leaves the room while its comments may still be in flight (a stuck ghost): half
+    // the time it posts one through the room in the same instant.
+    const bool post = r.Chance(1, 2);
+    queue_.Schedule(at + r.Range(200, 900), [this, client, room, post] {
+      if (client->refused() || client->room_link(std::string(room->source_key())) == nullptr) {
+        return;
+      }
+      opt_props_->OnLocalAction(client->client_id());
+      if (post) {
+        const int64_t t = queue_.now_ms();
+        auto mid = client->Invoke("addComment", {{"id", StrCat("rv", client->index(), "-", t)},
+                                                 {"issueId", room->issue_id()},
+                                                 {"authorId", client->user_id()},
+                                                 {"body", "leaving note"},
+                                                 {"createdAt", t}});
+        observer_->OnInvoke(client->client_id(), t, "addComment",
+                            mid.ok() ? std::optional<int64_t>(*mid) : std::nullopt);
+        if (mid.ok()) Count("action.room_leave_post");
+      }
+      ScenarioAction leave;
+      leave.doc = room->doc();
+      if (!MaybeDemote(client, room, leave, /*force=*/true)) return;
+      Count("action.room_planned_demote");
+    });
+  }
   queue_.Schedule(at, [this, client, q, doc, fault_after, late_after] {
     RetargetIntoRoom(client, q, doc);
     const std::string key = RoomSourceKey(doc);
@@ -87,29 +113,32 @@ void Simulation::LateJoinRoom(SimClient* client, const RemoteQuery& query, const
   Count("action.room_late_join");
 }
 
-bool Simulation::MaybeDemote(SimClient* client, RoomAuthority* room, const ScenarioAction& action) {
+bool Simulation::MaybeDemote(SimClient* client, RoomAuthority* room, const ScenarioAction& action,
+                             bool force) {
   if (!room_view_plane_) return false;
   const std::string key(room->source_key());
   bool has_views = false;
   for (const auto& [q, channel] : client->retargeted()) has_views |= channel == key;
   Rng r = root_.Fork(StrCat("demote/", client->client_id(), "/", action.doc, "/", queue_.now_ms()));
-  if (!has_views && !r.Chance(1, 2)) return false;
+  if (!force && !has_views && !r.Chance(1, 2)) return false;
   // The final flush: the room authority's record — the last flush it took, or the next one when
   // it holds unflushed verdicts (a flush is always scheduled for those).
   const int64_t final_seq = room->flush_seq() + (room->HasUnflushed() ? 1 : 0);
   MaybeScheduleFlush(room);
-  if (auto s = client->DemoteRoom(key, action.doc, final_seq); !s.ok()) {
-    Fail({"workload", StrCat(client->client_id(), ": demote ", action.doc, " failed: ",
-                             s.message())});
-    return true;
-  }
-  Count("action.room_demote");
+  // The ghost's record first: the demote evaluates the ghost at once (a stuck event may fire).
   RoomViewState& st = room_views_state_[{client->client_id(), key}];
   ++st.ghost;
   st.stuck_fired = 0;
   st.ghost_open = true;
   st.final_flush_seq = final_seq;
   st.doc = action.doc;
+  if (auto s = client->DemoteRoom(key, action.doc, final_seq); !s.ok()) {
+    st.ghost_open = false;
+    Fail({"workload", StrCat(client->client_id(), ": demote ", action.doc, " failed: ",
+                             s.message())});
+    return true;
+  }
+  Count("action.room_demote");
   observer_->OnMark(client->client_id(), queue_.now_ms(), StrCat("demote ", action.doc), "action");
   if (r.Chance(1, 3)) {
     // Between the demote and its fence: the daemon link drops before the flush's watermark.
