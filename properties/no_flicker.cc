@@ -30,11 +30,14 @@
 //     without being confirmed — its replay failed on the new synced base (seed 002: such a
 //     re-invocation is dropped), e.g. a createIssue whose id another client's recreateIssue took
 //     first — and it wrote one of the view's tables: its whole prediction goes, in every table,
-//     though the data that killed it touched only one (the issue row; the tags go too).
+//     though the data that killed it touched only one (the issue row; the tags go too);
 //   * a room deopt re-invocation: the harness delivered a `deopt` outcome this step whose echoed
 //     args.id is in the row (before or after) — its entry had retired at the room's lmid release
 //     (the outcome was delayed or lost behind it), so the client re-invokes it on the daemon
 //     (seed 002 H-v, outcomes.h step 5) and the prediction returns (StepRecord::room_outcome_ids);
+//   * room data: the harness's shadow of a room channel released a data frame to this client this
+//     step (world.h room_data_released): its reconcile may swap views onto twins, apply a room
+//     batch to them, GC a retarget's old channel, or replay pending as a daemon release does.
 // A view that is new this step (a retain, a resubscribe's fresh qid) has no previous state. A
 // confirmation released ALONE for an applied mid explains nothing: the mid's effect travels in
 // data frames of the same cv, so if the view loses the prediction before they release, the user
@@ -44,7 +47,8 @@
 // from its invoke until a data frame or a later action supersedes it.
 // Counters (campaign summary): check.no_flicker.{changed_rows, local_exempt, data_exempt,
 // burnt_exempt, unshipped_exempt, reorder_snap_exempt,
-// unhydrated_exempt, dead_replay_exempt, room_reinvoke_exempt, view_opened} — how often each explanation was used.
+// unhydrated_exempt, dead_replay_exempt, room_reinvoke_exempt, room_data_exempt, view_opened} —
+// how often each explanation was used.
 #include <map>
 #include <set>
 #include <string>
@@ -177,6 +181,9 @@ class NoFlicker : public PropertyFamily {
           // A room-routed row between its room's verdict and the daemon's release of the flush
           // (world.h room_unsettled_ids: the harness's record, not the client's).
           ++(*counters)["check.room_unflushed_exempt"];
+        } else if (c.room_data_released) {
+          // A room channel released data this step (the harness's shadow; see the header).
+          ++(*counters)["check.no_flicker.room_data_exempt"];
         } else {
           return Violation{
               "no-flicker",

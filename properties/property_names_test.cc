@@ -47,6 +47,8 @@ TEST(PropertyNamesTest, KnowsTheFamilies) {
   EXPECT_TRUE(IsKnownPropertyName("head-reorder-report"));
   EXPECT_TRUE(IsKnownPropertyName("fence-liveness"));
   EXPECT_TRUE(IsKnownPropertyName("push-drain"));
+  EXPECT_TRUE(IsKnownPropertyName("room-context-leak"));
+  EXPECT_TRUE(IsKnownPropertyName("room-stuck"));
   EXPECT_FALSE(IsKnownPropertyName("view==frsh"));
   EXPECT_FALSE(IsKnownPropertyName(""));
 }

@@ -1,8 +1,10 @@
 // view_fresh.cc — events==view and view==fresh (families.h; SPEC §4.1, §4.2): after every step
 // each dirty client's remote views fold to the engine's own materialization and equal the fresh
 // query over its head; when the authority moved, each of its subscriptions (the lmid query
-// aside) equals the fresh query over its store.
+// aside) equals the fresh query over its store. A view swapped onto a room's twins is checked
+// with its AST remapped onto them (check.view_fresh.swapped).
 #include "base/str_util.h"
+#include "optimistic/room_tables.h"
 #include "properties/families.h"
 
 namespace rindle::props {
@@ -25,6 +27,11 @@ class ViewFresh : public PropertyFamily {
       // Folding the delivered events gave exactly the engine's own materialization.
       if (auto mat = b.engine().QueryResult(qid); mat.ok()) {
         if (auto viol = CheckFoldedMatchesMaterialized(who, *v, *mat)) return viol;
+      }
+      if (const std::optional<std::string> room = b.SwappedTo(qid)) {
+        // Swapped onto a room's twins (302 §4.1): the view runs its AST remapped onto them.
+        if (auto viol = CheckSwappedView(w, b, who, *v, view.second, *room, counters)) return viol;
+        continue;
       }
       if (auto viol = CheckViewMatchesFresh(who, *v, view.second, head, *w.schema, memo_.get())) {
         return viol;
@@ -52,6 +59,18 @@ class ViewFresh : public PropertyFamily {
   }
 
  private:
+  static MaybeViolation CheckSwappedView(const World& w, const OptimisticBackend& b,
+                                         const std::string& who, const ResultView& v,
+                                         const Ast& ast, const std::string& room,
+                                         StepCounters* counters) {
+    ++(*counters)["check.view_fresh.swapped"];
+    Schema schema = *w.schema;
+    const RoomTableMap& map = b.RoomTablesFor(room);
+    for (const auto& [wire, engine] : map) schema[engine] = w.schema->at(wire);
+    const PlainTables head = PlainTablesOf(b.engine(), schema, false);
+    return CheckViewMatchesFresh(who, v, RemapAstTables(ast, map), head, schema, nullptr);
+  }
+
   // Adds the memo's hits and misses since the last report (the shared memo also answers the
   // other families; only AfterStepClient gets the counters).
   void ReportMemo(StepCounters* counters) {

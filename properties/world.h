@@ -88,6 +88,15 @@ struct ClientState {
   // (check.room_unflushed_exempt).
   bool room_flux = false;
   std::set<std::string> room_unsettled_ids;
+  // Room view plane (issue 13), the harness's records: the queries it retargeted onto a room
+  // (RemoteQuery::Key → room key); room_views_moving — this client has a sub the harness moved
+  // onto a room, a demoted room whose ghost the harness has not seen fenced, or had one in the
+  // previous step (the model families skip it as for room_flux: the single-plane model holds no
+  // twins); room_data_released — the harness's shadow of a room channel released a data frame
+  // to this client this step (a swap-in, a room batch or a retarget GC may follow).
+  const std::map<std::string, std::string>* room_retargeted = nullptr;
+  bool room_views_moving = false;
+  bool room_data_released = false;
   bool dirty = false;
   bool local_dirty = false;
   // The harness's record of the client's link (its source, sim/run/sim_client.h): how many

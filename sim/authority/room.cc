@@ -134,7 +134,8 @@ void RoomAuthority::CheckKnown(const std::string& client) const {
   RINDLE_CHECK_MSG(clients_.contains(client), "unknown client \"" + client + "\"");
 }
 
-// The room loads its doc: the issue row and that issue's comments (the thread it owns).
+// The room loads its doc: the issue row and that issue's comments (the thread it owns), and the
+// context tables' rows.
 absl::Status RoomAuthority::Seed(const std::map<std::string, std::vector<RowValues>>& rows) {
   RINDLE_CHECK_EQ(cv_, 0);
   seed_rows_.clear();
@@ -149,6 +150,11 @@ absl::Status RoomAuthority::Seed(const std::map<std::string, std::vector<RowValu
     for (const RowValues& r : it->second) {
       if (r[static_cast<size_t>(comment_issue)] == issue) seed_rows_[kCommentTable].push_back(r);
     }
+  }
+  // The context it relays but does not own (room_policy.h RoomContextTables): a snapshot as of
+  // the seed, never updated — a client must keep reading the daemon's rows of these tables.
+  for (const std::string& table : RoomContextTables()) {
+    if (auto it = rows.find(table); it != rows.end()) seed_rows_[table] = it->second;
   }
   auto tx = store_->Write();
   for (const auto& [table, list] : seed_rows_) {
@@ -369,6 +375,86 @@ RoomFlush RoomAuthority::TakeFlush() {
   for (const auto& [client, l] : ledgers_) flush.ledger[client] = l.lmid;
   Count("room.flush");
   return flush;
+}
+
+namespace {
+
+struct RowLess {
+  bool operator()(const RowValues& a, const RowValues& b) const {
+    return CompareRowValues(a, b) < 0;
+  }
+};
+
+// `table`'s rows of the doc in `db`, by pk.
+std::map<RowValues, RowValues, RowLess> DocRows(const Db& db, const Schema& schema,
+                                               const std::string& table, size_t column,
+                                               const Value& issue) {
+  std::map<RowValues, RowValues, RowLess> out;
+  auto rows = db.TableRows(table);
+  if (!rows.ok()) return out;
+  const TableSpec& spec = schema.at(table);
+  for (auto& r : *rows) {
+    if (r[column] == issue) out.emplace(spec.PkOf(r), std::move(r));
+  }
+  return out;
+}
+
+}  // namespace
+
+bool RoomAuthority::MirrorDaemon(const Db& daemon) {
+  std::set<std::pair<std::string, std::string>> own;  // rows the unflushed confirmed mids wrote
+  for (size_t i = next_unflushed_; i < log_.size(); ++i) {
+    if (log_[i].fate != RoomFate::kConfirmed || log_[i].lost) continue;
+    for (const auto& [table, recs] : log_[i].writes) {
+      for (const auto& [pk, w] : recs) own.insert({table, RowToJson(w.pk).dump()});
+    }
+  }
+  const Value issue = Value::String(issue_id_);
+  const std::pair<const char*, size_t> tables[] = {
+      {kIssueTable, 0},
+      {kCommentTable, static_cast<size_t>(ColumnIndex(schema_, kCommentTable, "issueId"))}};
+  auto tx = store_->Write();
+  bool changed = false;
+  absl::Status s;
+  for (const auto& [table, column] : tables) {
+    const auto want = DocRows(daemon, schema_, table, column, issue);
+    const auto have = DocRows(*store_, schema_, table, column, issue);
+    auto mine = [&](const RowValues& pk) {
+      return own.contains({std::string(table), RowToJson(pk).dump()});
+    };
+    for (const auto& [pk, row] : want) {
+      auto h = have.find(pk);
+      if (h != have.end() && h->second == row) continue;
+      if (!own.empty() && mine(pk)) continue;
+      auto cur = tx->Get(table, pk);
+      if (!cur.ok()) { s = cur.status(); break; }
+      s = cur->has_value() ? tx->Edit(table, **cur, row) : tx->Add(table, row);
+      if (!s.ok()) break;
+      changed = true;
+    }
+    for (const auto& [pk, row] : have) {
+      if (!s.ok() || want.contains(pk) || (!own.empty() && mine(pk))) continue;
+      s = tx->Remove(table, row);
+      changed = true;
+    }
+    if (!s.ok()) break;
+  }
+  if (!s.ok() || !changed) {
+    tx->Rollback();
+    if (!s.ok()) Fail(absl::InternalError(StrCat("room ", doc_, ": mirror: ", s.message())));
+    return false;
+  }
+  auto committed = tx->Commit();
+  if (!committed.ok()) {
+    Fail(absl::InternalError(StrCat("room ", doc_, ": mirror: ", committed.status().message())));
+    return false;
+  }
+  dirty_ = true;
+  ++cv_;
+  Count("room.mirror_commit");
+  subs_.Publish(*committed, cv_);
+  subs_.SendProgress(cv_);
+  return true;
 }
 
 void RoomAuthority::Restart() {

@@ -136,6 +136,12 @@ class RoomAuthority : public AuthorityEndpoint {
     storm_per_mille_ = per_mille;
   }
 
+  // The doc's writes the daemon confirmed (issue edits, comment edits / deletes / moves: the
+  // daemon-declared mutators) reach the room: its issue row and comment thread are made equal to
+  // `daemon`'s, except the rows its own unflushed confirmed mids wrote (the flush carries those to
+  // the daemon). One commit (cv + 1, published to the room's subs) when anything differs; the
+  // context tables stay as seeded. Returns whether it committed.
+  bool MirrorDaemon(const Db& daemon);
   // True when some confirmed or burnt mid awaits a flush.
   bool HasUnflushed() const { return next_unflushed_ < log_.size(); }
   // The flush of everything since the last one (flush_seq = previous + 1); marks it flushed.

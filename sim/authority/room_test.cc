@@ -302,5 +302,35 @@ TEST(RoomLifecycleQuery, ResolvesToTheDocsRowsOfTheSubscriber) {
                    .ok());
 }
 
+// room.h MirrorDaemon (issue 13): the daemon's writes to the doc reach the room; the room's own
+// unflushed confirmed rows stay; nothing to do commits nothing.
+TEST_F(RoomTest, MirrorsTheDaemonsDocRowsKeepingItsUnflushedWrites) {
+  ASSERT_TRUE(backend_->Invoke("addComment", Comment("k1", "hello")).ok());
+  Pump();  // confirmed on the room, not flushed: the daemon has no k1
+  {
+    auto tx = const_cast<Db&>(daemon_->store()).Write();
+    ASSERT_TRUE(tx->Add("comment", {Value::String("k2"), Value::String("i001"),
+                                    Value::String("u01"), Value::String("daemon"), Value::Int(9)})
+                    .ok());
+    ASSERT_TRUE(tx->Commit().ok());
+  }
+  auto room_has = [this](const std::string& id) {
+    auto tx = const_cast<Db&>(room_->store()).Write();
+    auto r = tx->Get("comment", {Value::String(id)});
+    tx->Rollback();
+    return r.ok() && r->has_value();
+  };
+  const int64_t cv = room_->cv();
+  EXPECT_TRUE(room_->MirrorDaemon(daemon_->store()));
+  EXPECT_EQ(room_->cv(), cv + 1);
+  EXPECT_TRUE(room_has("k1"));  // the room's own unflushed write is not the daemon's to drop
+  EXPECT_TRUE(room_has("k2"));
+  EXPECT_FALSE(room_->MirrorDaemon(daemon_->store()));  // equal now: no commit
+  EXPECT_EQ(room_->cv(), cv + 1);
+  Flush();
+  EXPECT_FALSE(room_->MirrorDaemon(daemon_->store()));  // the flush carried k1 to the daemon
+  Pump();
+}
+
 }  // namespace
 }  // namespace rindle::sim

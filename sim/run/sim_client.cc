@@ -42,6 +42,7 @@ SimClient::SimClient(int index, std::string client_id, std::string user_id,
   };
   backend_ = std::make_unique<OptimisticBackend>(std::move(options), this);
   backend_->SetSendObserver([this](const MutationEnvelope&) { ++send_observed_; });
+  InstallRoomViewObservers();
 }
 
 SimClient::~SimClient() = default;
@@ -248,7 +249,9 @@ absl::Status SimClient::Retain(const RemoteQuery& query) {
   auto ast = ResolveRemoteQuery(query, client_id_, user_id_);
   if (!ast.ok()) return ast.status();
   const int64_t qid = next_local_qid_++;
-  auto s = backend_->RegisterQuery(qid, *ast, query);
+  auto on = retargeted_.find(query.Key());
+  auto s = backend_->RegisterQuery(qid, *ast, query,
+                                   on == retargeted_.end() ? std::string(kDaemonSource) : on->second);
   TraceLine({{"ev", "retain"}, {"qid", qid}, {"query", query.name}, {"args", query.args},
              {"ok", s.ok()}});
   if (!s.ok()) return s;
@@ -260,6 +263,7 @@ void SimClient::ReleaseOne(int64_t local_qid) {
   MarkDirty();
   if (!views_.contains(local_qid) && !local_views_.contains(local_qid)) return;
   backend_->UnregisterQuery(local_qid);
+  ForgetRetargetOf(local_qid);
   views_.erase(local_qid);
   local_views_.erase(local_qid);
   TraceLine({{"ev", "release"}, {"qid", local_qid}});
@@ -267,6 +271,7 @@ void SimClient::ReleaseOne(int64_t local_qid) {
 }
 
 void SimClient::SyncBackendCounters() {
+  SyncRoomCounters();
   const std::pair<int64_t, int64_t*> moved[] = {
       {backend_->overflows(), &seen_overflows_},
       {backend_->schema_rejections(), &seen_schema_rejections_},
@@ -439,6 +444,7 @@ absl::Status SimClient::ConnectRoom(RoomAuthority* room, std::function<void()> a
   }
   all_room_links_.push_back(raw);
   TraceLine({{"ev", "room_connect"}, {"room", key}});
+  AttachRoomTables(key);
   raw->Connect();
   return absl::OkStatus();
 }

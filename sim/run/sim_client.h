@@ -89,7 +89,9 @@ class SimClient : public OptimisticSource {
 
   // App-level actions.
   absl::StatusOr<int64_t> Invoke(const std::string& name, const nlohmann::json& args);
-  absl::Status Retain(const RemoteQuery& query);  // a new local view on a remote query
+  // A new local view on a remote query; on the room channel the harness retargeted that query
+  // to, if any (room view plane below), else the daemon's.
+  absl::Status Retain(const RemoteQuery& query);
   void ReleaseOne(int64_t local_qid);              // a remote or a local-only view
   absl::StatusOr<std::string> InvokeFolded(const std::string& name, const nlohmann::json& args,
                                            const FoldOptions& opts);
@@ -139,6 +141,29 @@ class SimClient : public OptimisticSource {
   const std::vector<props::RejectionRecord>& rejections() const { return rejections_; }
   // True when the last Invoke dealt its mid in a room domain.
   bool last_invoke_in_room() const { return last_invoke_in_room_; }
+
+  // Room view plane (issue 13; sim_client_room_views.cc). AttachRoomTables: at room connect,
+  // the room's owned wire tables (room_policy.h RoomOwnedTables) get their namespaced twins.
+  // RetargetView moves the live sub of `query` onto channel `key` (a room, or the daemon back)
+  // and records it: later Retains of that query join it there (a late joiner on a room swaps at
+  // retain). DemoteRoom: the live subs the harness moved onto the room go back to the daemon,
+  // then the room is demoted with `final_flush_seq` (a ghost) and its link closed — never
+  // deferred for pending entries (a room that dies before its verdicts leaves a stuck ghost).
+  // FeedRoomWatermark stands in for the watermark system stream (the harness calls it when the
+  // daemon progress covering the flush's commit reached the client). Stuck / context-join /
+  // swap events are recorded as the backend reported them (checked against the harness).
+  // Off unless the run enables the room view plane (Simulation: RINDLE_SIM_ROOM_VIEWS).
+  void EnableRoomViews() { room_views_ = true; }
+  void AttachRoomTables(const std::string& key);
+  absl::Status RetargetView(const RemoteQuery& query, const std::string& key);
+  absl::Status DemoteRoom(const std::string& key, const std::string& doc, int64_t final_flush_seq);
+  void FeedRoomWatermark(const std::string& doc, int64_t flush_seq);
+  // query key (RemoteQuery::Key) → the channel the harness moved it to (rooms only).
+  const std::map<std::string, std::string>& retargeted() const { return retargeted_; }
+  void OnStuck(std::function<void(const DowngradeStuckEvent&)> h) { on_stuck_ = std::move(h); }
+  int64_t context_joins_seen() const { return context_joins_seen_; }
+  // Mirrors room_counters() into the run's counters (client.room.*) as they move.
+  void SyncRoomCounters();
 
   int index() const { return index_; }
   const std::string& client_id() const { return client_id_; }
@@ -201,6 +226,9 @@ class SimClient : public OptimisticSource {
     local_dirty_ = true;
   }
   void SyncBackendCounters();
+  void InstallRoomViewObservers();
+  // The last view of a retargeted query is going: its sub goes with it, so the record does.
+  void ForgetRetargetOf(int64_t local_qid);
 
   int index_;
   std::string client_id_;
@@ -255,6 +283,11 @@ class SimClient : public OptimisticSource {
   std::vector<int64_t> outcome_pushes_;
   std::vector<props::RejectionRecord> rejections_;
   bool last_invoke_in_room_ = false;
+  bool room_views_ = false;
+  std::map<std::string, std::string> retargeted_;
+  std::function<void(const DowngradeStuckEvent&)> on_stuck_;
+  int64_t context_joins_seen_ = 0;
+  std::map<std::string, int64_t> seen_room_counters_;
 
   std::function<void(int64_t, const NormalizedEvent&)> on_normalized_;
   std::function<void(const ProgressFrame&)> on_progress_;

@@ -1,6 +1,8 @@
 // simulation.cc — see simulation.h.
 #include "sim/run/simulation.h"
 
+#include <cstdlib>
+
 #include <algorithm>
 
 #include "base/check.h"
@@ -16,6 +18,8 @@ namespace rindle::sim {
 Simulation::Simulation(const Scenario& scenario, const RunOptions& options)
     : scenario_(scenario), options_(options), root_(scenario.seed), trace_(64) {
   result_.seed = scenario.seed;
+  room_view_plane_ = std::getenv("RINDLE_SIM_ROOM_VIEWS") != nullptr;  // simulation.h
+  if (room_view_plane_) counters_["room_views.enabled"] = 1;
   if (!scenario.generated) {
     setup_status_ = absl::FailedPreconditionError("scenario not generated (seed-only /1 form)");
   } else if (auto s = ValidateScenario(scenario, scenario.path.empty() ? "scenario" : scenario.path);
@@ -169,10 +173,13 @@ void Simulation::BuildWorld() {
     s.carried = &c->carried();
     s.local_rows = &c->local_rows();
     s.room_carried = &c->room_carried();
+    s.room_retargeted = &c->retargeted();
     s.rejections = &c->rejections();
     s.outcomes_delivered = &c->outcomes_delivered();
     s.link = &c->link_record();
     world_.clients.push_back(std::move(s));
+    c->OnStuck([this, cl = c.get()](const DowngradeStuckEvent& e) { OnRoomStuck(cl, e); });
+    if (room_view_plane_) c->EnableRoomViews();
   }
   for (auto& [doc, st] : rooms_) {
     room_views_.push_back(std::make_unique<RoomRecordView>(st.room.get()));
@@ -524,9 +531,14 @@ void Simulation::Deliver(SimClient* c, const ServerFrame& frame) {
       break;
   }
   data_trace_->Frame(c->client_id(), frame, queue_.now_ms());
-  if (c->rooms().empty()) return c->Receive(frame);
+  if (c->rooms().empty()) {
+    c->Receive(frame);
+    if (frame.kind == ServerFrame::Kind::kProgress) FeedWatermarks(c);
+    return;
+  }
   const auto before = ChannelMarks(*c);
   c->Receive(frame);
+  if (frame.kind == ServerFrame::Kind::kProgress) FeedWatermarks(c);
   Fail(props::CheckChannelIsolation(c->client_id(), std::string(kDaemonSource), before,
                                     ChannelMarks(*c)));
 }
@@ -538,8 +550,12 @@ void Simulation::RefreshDirtyFlags() {
     world_.clients[i].local_dirty = clients_[i]->TakeLocalDirty();
   }
   world_.authority_dirty = daemon_->TakeDirty();
+  if (world_.authority_dirty && room_view_plane_) {
+    for (auto& [doc, st] : rooms_) st.room->MirrorDaemon(daemon_->store());  // room.h
+  }
   for (auto& [doc, st] : rooms_) st.room->TakeDirty();
   if (!rooms_.empty()) RefreshRoomFlags();
+  if (!rooms_.empty()) RefreshRoomViewFlags();
 }
 
 RunResult Simulation::Run() {

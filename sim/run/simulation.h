@@ -46,6 +46,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -159,6 +160,7 @@ class Simulation {
   struct RoomLmidShadow {
     std::vector<std::pair<int64_t, int64_t>> buffered;  // (cv, lmid)
     int64_t released = 0;
+    std::vector<int64_t> data_cvs;  // buffered data frames (not the lmid stream's), by cv
   };
   std::map<std::string, std::pair<int64_t, int64_t>> daemon_progress_;
   std::map<std::pair<std::string, int64_t>, std::pair<int64_t, int64_t>> flush_at_;
@@ -167,6 +169,42 @@ class Simulation {
   std::map<std::string, int64_t> daemon_progress_count_;  // daemon progress frames delivered
   // (client, room key, mid) → daemon_progress_count_ when its room verdict was first released.
   std::map<std::tuple<std::string, std::string, int64_t>, int64_t> room_verdict_mark_;
+  // Room view plane (issue 13; simulation_room_views.cc): at a room connect the client may
+  // retain the issue's detail view and upgrade it into the room (RetargetRemoteQuery), a late
+  // view joins it there, and a room disconnect of a client with room views (or a drawn one)
+  // demotes the room (DemoteRoomSource with the final flush seq the room authority reports);
+  // faults land between the retarget's phases and between the demote and its fence; the
+  // watermark reaches the client with the daemon progress covering the flush's commit; a stuck
+  // ghost is recovered by reconnecting the room. Each draw is keyed (client, doc, virtual ms).
+  struct RoomViewState {
+    int64_t ghost = 0;           // demotes issued (the current ghost's ordinal)
+    int64_t stuck_fired = 0;     // stuck events seen for the current ghost
+    bool ghost_open = false;     // demoted, fence not yet seen by the harness
+    int64_t final_flush_seq = 0;
+    std::string doc;
+  };
+  // The view plane is driven only when the environment sets RINDLE_SIM_ROOM_VIEWS (its drive
+  // still fails no-flicker on seeds the README names; off, a run is the issue-12 room plane).
+  bool room_view_plane_ = false;
+  std::map<std::pair<std::string, std::string>, RoomViewState> room_views_state_;
+  std::map<std::pair<std::string, std::string>, int64_t> watermark_fed_;  // (client, doc) → seq
+  std::map<std::string, int64_t> room_data_step_;  // client → last step a room data release
+  std::map<std::string, bool> room_moving_prev_;
+  void PlanRoomViews(SimClient* client, RoomAuthority* room);
+  void RetargetIntoRoom(SimClient* client, const RemoteQuery& query, const std::string& doc);
+  void LateJoinRoom(SimClient* client, const RemoteQuery& query, const std::string& key);
+  // True when the disconnect was handled as a demote.
+  bool MaybeDemote(SimClient* client, RoomAuthority* room, const ScenarioAction& action,
+                   bool force = false);
+  void FeedWatermarks(SimClient* client);
+  void OnRoomStuck(SimClient* client, const DowngradeStuckEvent& e);
+  // The harness's record: mids first sent on `c`'s links to `key`, not yet resolved (the room
+  // lmid the shadow saw released, or an outcome frame delivered).
+  std::set<int64_t> UnresolvedRoomMids(const SimClient& c, const std::string& key);
+  bool RoomViewsMoving(const SimClient& c);
+  // world.h room_views_moving / room_data_released (after RefreshRoomFlags).
+  void RefreshRoomViewFlags();
+  PlainTables ContextRows(const SimClient& c) const;
   void ShadowRoomFrame(const std::string& client, const std::string& key, const ServerFrame& f);
   void RefreshRoomFlags();
   // channel-isolation: every channel's (appliedCv, buffered) of `c`.

@@ -7,6 +7,7 @@
 #include "base/str_util.h"
 #include "sim/run/simulation.h"
 #include "properties/families.h"
+#include "properties/room_views.h"
 #include "sim/scenario/scenario_kinds.h"
 #include "sim/workload/generator.h"
 #include "sim/workload/room_policy.h"
@@ -89,8 +90,13 @@ void Simulation::DeliverRoom(SimClient* c, const std::string& key, const ServerF
   c->MarkRoomDelivery();
   const auto before = ChannelMarks(*c);
   if (frame.kind != ServerFrame::Kind::kOutcome) {
+    const bool releases = room_view_plane_ && frame.kind == ServerFrame::Kind::kProgress;
+    const PlainTables context = releases ? ContextRows(*c) : PlainTables();
     link->Receive(frame);
     Fail(props::CheckChannelIsolation(c->client_id(), key, before, ChannelMarks(*c)));
+    if (releases) {
+      Fail(props::CheckRoomContextUntouched(c->client_id(), key, context, ContextRows(*c)));
+    }
     return;
   }
   const size_t pushes = c->outcome_pushes().size();
@@ -123,9 +129,14 @@ void Simulation::ShadowRoomFrame(const std::string& client, const std::string& k
   switch (f.kind) {
     case ServerFrame::Kind::kWelcome:
       s.buffered.clear();  // a new session: what the old one buffered is dropped
+      s.data_cvs.clear();
       return;
     case ServerFrame::Kind::kData:
-      if (f.qid != kLmidQid || f.event.type == NormalizedEvent::Type::kHello) return;
+      if (f.event.type == NormalizedEvent::Type::kHello) return;
+      if (f.qid != kLmidQid) {
+        s.data_cvs.push_back(f.event.cv);
+        return;
+      }
       for (const RowOp& op : f.event.ops) {
         if (op.op == RowOp::Kind::kRemove || op.row.size() < 2) continue;
         if (op.row[0] == Value::String(client) && op.row[1].kind() == Value::Kind::kInt) {
@@ -135,6 +146,9 @@ void Simulation::ShadowRoomFrame(const std::string& client, const std::string& k
       return;
     case ServerFrame::Kind::kProgress: {
       const int64_t was = s.released;
+      if (std::erase_if(s.data_cvs, [&](int64_t cv) { return cv <= f.cv_min; }) > 0) {
+        room_data_step_[client] = step_ + 1;  // the step being run (Run increments after it)
+      }
       std::erase_if(s.buffered, [&](const std::pair<int64_t, int64_t>& b) {
         if (b.first > f.cv_min) return false;
         s.released = std::max(s.released, b.second);
@@ -225,6 +239,7 @@ void Simulation::ActRoomConnect(const ScenarioAction& action, SimClient* client)
   Count("action.room_connect");
   observer_->OnMark(client->client_id(), queue_.now_ms(), StrCat("room connect ", action.doc),
                     "action");
+  PlanRoomViews(client, room);
 }
 
 void Simulation::ActRoomDisconnect(const ScenarioAction& action, SimClient* client) {
@@ -233,6 +248,7 @@ void Simulation::ActRoomDisconnect(const ScenarioAction& action, SimClient* clie
     Count("action.room_disconnect_noop");
     return;
   }
+  if (MaybeDemote(client, rooms_.at(action.doc).room.get(), action)) return;
   if (!client->DisconnectRoom(key)) {
     Count("action.room_disconnect_deferred");
     return;
@@ -300,6 +316,8 @@ void Simulation::InjectRoomFault(const ScenarioFault& fault) {
       return BreakRoomLinks(room);
     case ScenarioFault::Kind::kRoomCrash:
       counters_["fault.room_crash_lost"] += room->CrashBeforeFlush();
+      // The rebuilt room reloads the daemon's doc rows.
+      if (room_view_plane_) room->MirrorDaemon(daemon_->store());
       return BreakRoomLinks(room);
     case ScenarioFault::Kind::kRoomLinkBreak:
     case ScenarioFault::Kind::kRoomPartition: {

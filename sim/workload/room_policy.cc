@@ -5,6 +5,9 @@
 
 namespace rindle::sim {
 
+std::vector<std::string> RoomOwnedTables() { return {"comment", "issue"}; }
+std::vector<std::string> RoomContextTables() { return {"user"}; }
+
 std::string IssueDoc(const std::string& issue_id) { return kIssueDocPrefix + issue_id; }
 
 std::optional<std::string> RoomDocFor(const std::string& name, const nlohmann::json& args) {

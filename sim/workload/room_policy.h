@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "nlohmann/json.hpp"
 #include "optimistic/mutation_tx.h"
@@ -23,6 +24,11 @@ inline constexpr char kIssueDocPrefix[] = "issue:";
 // "issue:" + id.
 std::string IssueDoc(const std::string& issue_id);
 std::optional<std::string> RoomDocFor(const std::string& name, const nlohmann::json& args);
+// The wire tables a room owns (its doc: the issue row and its comment thread) — what a client
+// registers twins for (RegisterRoomTables) — and the context tables the room's store also holds
+// and relays (the comment authors) but does not own: the client keeps reading the daemon's.
+std::vector<std::string> RoomOwnedTables();
+std::vector<std::string> RoomContextTables();
 // The room's twins: the server twins of the room-declared mutators (ServerMutators()).
 std::map<std::string, Mutator> RoomTwins();
 

@@ -1,0 +1,37 @@
+// room_views.h — the room view plane's action-time checks (issue 13; seed 002 302 §4–§6), called
+// by the simulator at the moment it observes the thing checked (like channel-isolation). Stateless.
+//
+//   room-context-leak   a frame delivered on a room channel must not ADD or CHANGE a row of a
+//                       table the room does not own (302 §6: the daemon is the sole authority for
+//                       context; the room's twins take only its owned tables). `before` / `after`
+//                       are the client's plain rows of the tables the room relays but does not own
+//                       (the harness's list: what the room's store holds outside its doc), around
+//                       one delivery. Removals are allowed: a retarget's phase-2 GC drops the old
+//                       channel's rows at a room release.
+//   room-stuck          the stuck-downgrade event fires at most once per ghost (one ghost per
+//                       demote the harness issued; a reconnect ends it), and names exactly the
+//                       expected mids: the harness's record of the mids first sent on the room's
+//                       links minus the resolved ones (the room lmid the harness's shadow saw
+//                       released to the client, or an outcome frame the network delivered).
+// Expectations come from the harness's records only; the event itself is what is checked.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "properties/checker.h"
+#include "properties/invariants.h"
+
+namespace rindle::props {
+
+MaybeViolation CheckRoomContextUntouched(const std::string& client, const std::string& key,
+                                         const PlainTables& before, const PlainTables& after);
+
+// `fired_before`: how many stuck events this ghost already fired (before this one).
+MaybeViolation CheckStuckEvent(const std::string& client, const std::string& key,
+                               int64_t fired_before, const std::vector<int64_t>& named,
+                               const std::set<int64_t>& expected);
+
+}  // namespace rindle::props

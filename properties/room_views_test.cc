@@ -1,0 +1,42 @@
+// room_views_test.cc — the room view plane's action-time checks (room_views.h).
+#include "properties/room_views.h"
+
+#include "gtest/gtest.h"
+
+namespace rindle::props {
+namespace {
+
+PlainTables Users(std::vector<std::pair<std::string, std::string>> rows) {
+  PlainTables t;
+  PlainTable& u = t["user"];
+  for (auto& [id, name] : rows) u.emplace(RowValues{Value::String(id)}, RowValues{Value::String(id), Value::String(name)});
+  return t;
+}
+
+TEST(RoomContextUntouchedTest, AllowsRemovalsRefusesAddsAndEdits) {
+  const PlainTables before = Users({{"u1", "Ann"}, {"u2", "Bob"}});
+  EXPECT_FALSE(CheckRoomContextUntouched("c0", "room:issue:i1", before, before));
+  EXPECT_FALSE(CheckRoomContextUntouched("c0", "room:issue:i1", before, Users({{"u1", "Ann"}})));
+  auto added = CheckRoomContextUntouched("c0", "room:issue:i1", before,
+                                         Users({{"u1", "Ann"}, {"u2", "Bob"}, {"u3", "Cy"}}));
+  ASSERT_TRUE(added);
+  EXPECT_EQ(added->property, "room-context-leak");
+  EXPECT_NE(added->message.find("added"), std::string::npos);
+  auto edited = CheckRoomContextUntouched("c0", "room:issue:i1", before,
+                                          Users({{"u1", "Old Ann"}, {"u2", "Bob"}}));
+  ASSERT_TRUE(edited);
+  EXPECT_NE(edited->message.find("changed"), std::string::npos);
+}
+
+TEST(StuckEventTest, OncePerGhostNamingExactlyTheUnresolvedMids) {
+  EXPECT_FALSE(CheckStuckEvent("c0", "room:issue:i1", 0, {2, 3}, {2, 3}));
+  auto twice = CheckStuckEvent("c0", "room:issue:i1", 1, {2, 3}, {2, 3});
+  ASSERT_TRUE(twice);
+  EXPECT_EQ(twice->property, "room-stuck");
+  EXPECT_TRUE(CheckStuckEvent("c0", "room:issue:i1", 0, {2}, {2, 3}));      // one missing
+  EXPECT_TRUE(CheckStuckEvent("c0", "room:issue:i1", 0, {1, 2, 3}, {2, 3}));  // a resolved one
+  EXPECT_TRUE(CheckStuckEvent("c0", "room:issue:i1", 0, {2, 2}, {2}));        // named twice
+}
+
+}  // namespace
+}  // namespace rindle::props
