@@ -12,7 +12,7 @@
 
 namespace rindle::props {
 
-inline constexpr std::array<std::string_view, 49> kPropertyNames = {
+inline constexpr std::array<std::string_view, 50> kPropertyNames = {
     "authority-health", "authority-model", "client-health",   "convergence",
     "crash",            "events==view",    "flush-on-enqueue", "fold",
     "fold-wire",        "gapless-mids",    "gate-model",      "head==sync+pending",
@@ -29,6 +29,7 @@ inline constexpr std::array<std::string_view, 49> kPropertyNames = {
     "merge-writable",   "merge-setup",     "merge-source-rows",
     "room-gapless-mids", "room-retire", "room-rejection", "room-deopt-once", "channel-isolation",
     "fence-liveness",   "push-drain",
+    "limit-page",
 };
 
 inline bool IsKnownPropertyName(std::string_view name) {

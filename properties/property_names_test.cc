@@ -47,6 +47,7 @@ TEST(PropertyNamesTest, KnowsTheFamilies) {
   EXPECT_TRUE(IsKnownPropertyName("head-reorder-report"));
   EXPECT_TRUE(IsKnownPropertyName("fence-liveness"));
   EXPECT_TRUE(IsKnownPropertyName("push-drain"));
+  EXPECT_TRUE(IsKnownPropertyName("limit-page"));
   EXPECT_FALSE(IsKnownPropertyName("view==frsh"));
   EXPECT_FALSE(IsKnownPropertyName(""));
 }
