@@ -201,5 +201,54 @@ TEST_F(FenceTest, AnOlderRegistrationsLmidSnapshotDoesNotCompleteTheFence) {
   EXPECT_EQ(backend_->inspect().buffered_frames, 0u);
 }
 
+// The resubscribe path (issue 11 slice f-028): does a query re-registered after an unsubscribe,
+// its old registration's answers still in flight, have the overflow's owed-hello gap — an older
+// registration's snapshot completing a newer fence? It cannot. Here qid 1 is released and
+// retained again under the SAME qid (the simulator and seed 002's store deal fresh qids, so this
+// is the worst case: its answers share the qid), and an overflow re-registers it before the
+// resubscription's answers arrive: two registrations of qid 1 in flight, one hello owed. The
+// resubscription's hello pays the debt and its (older) snapshot counts for the fence — but the
+// fence also waits for the lmid query's newest snapshot (owed, gate.h), and Reregister registers
+// the lmid query LAST: the authority answers one link's registrations in order and every
+// transport fault keeps one query's frames in order (frame_faults.h: an overtake only moves a
+// DATA hello + snapshot earlier), so the overflow registration's own qid-1 hello always lands
+// before that lmid snapshot and makes qid 1 wait again (SourceGate::OnHello). The gap's batch
+// (mid 1 processed between the lmid unregister and register) then releases together with the
+// confirmation: k never shows 3 and the confirmed write never vanishes.
+TEST_F(FenceTest, AResubscriptionsOlderSnapshotDoesNotCompleteAnOverflowFence) {
+  Hydrate(1, "counter", "counters", {Counter("k", 1)}, 1);
+  ASSERT_TRUE(backend_->Invoke("inc", {{"id", "k"}}).ok());
+  backend_->UnregisterQuery(1);  // unsubscribe, then resubscribe under the same qid
+  ASSERT_TRUE(backend_->RegisterQuery(1, TableAst("counter"),
+                                      RemoteQuery{"counters", json::object()}).ok());
+  ASSERT_EQ(source_.registered.count(1), 1u);
+  for (int cv = 2; cv <= 5; ++cv) source_.Batch(1, cv, {});  // no progress: overflow
+  ASSERT_EQ(backend_->overflows(), 1);
+  source_.Hello(1, {});  // the resubscription's answer (older than the overflow's)
+  source_.Snapshot(1, 6, "counter", {Counter("k", 1)});
+  const int64_t holds = backend_->fence_holds();
+  source_.Progress(6);
+  EXPECT_EQ(backend_->fence_holds(), holds + 1);  // held: the lmid query's snapshot is owed
+  // The unsubscribe dropped k's synced row: until a release, inc predicts over nothing (n = 1).
+  const std::vector<RowValues> hydrating = {Counter("k", 1)};
+  EXPECT_EQ(Head("counter"), hydrating);
+  source_.Hello(1, {});  // the overflow re-registration's: qid 1 waits again
+  source_.Snapshot(1, 7, "counter", {Counter("k", 1)});
+  source_.Progress(7);
+  EXPECT_EQ(backend_->fence_holds(), holds + 2);
+  EXPECT_EQ(Head("counter"), hydrating);
+  // The lmid unregister/register gap: mid 1's data batch, no lmid frame.
+  source_.Batch(1, 8, {RowOp{RowOp::Kind::kEdit, "counter", Counter("k", 2), Counter("k", 1)}});
+  source_.Progress(8);
+  EXPECT_EQ(backend_->fence_holds(), holds + 3);  // had it released: k = 3 (applied twice)
+  EXPECT_EQ(Head("counter"), hydrating);
+  EXPECT_EQ(backend_->inspect().pending.size(), 1u);
+  LmidSnapshot(9, 1);
+  source_.Progress(9);
+  EXPECT_EQ(Head("counter"), (std::vector<RowValues>{Counter("k", 2)}));  // never 3
+  EXPECT_EQ(backend_->inspect().pending.size(), 0u);
+  EXPECT_EQ(backend_->inspect().buffered_frames, 0u);
+}
+
 }  // namespace
 }  // namespace rindle

@@ -39,6 +39,8 @@
 //                          the link carried has its snapshot delivered (the harness's record)
 //   push_drain.cc          the authority processed every mid whose push reached it with all its
 //                          predecessors (the harness's record of delivered pushes)
+//   limit_page.cc          a limited view is never shorter than the authority's state at its
+//                          cut with the client model's pending predictions fills (the +1 witness)
 //   folds.cc               at action time: a fold-legal folded invoke is accepted, FlushFolds
 //                          leaves no window open, flush-on-enqueue (seed 002 §4.2)
 // Source: SPEC §3, §4; seed 002 §4.2, §5.1.
@@ -94,6 +96,8 @@ MaybeViolation CheckChannelIsolation(const std::string& client, const std::strin
                                      const std::map<std::string, std::pair<int64_t, size_t>>& after);
 std::unique_ptr<PropertyFamily> MakeFenceLiveness(OptimisticInvariants* invariants);
 std::unique_ptr<PropertyFamily> MakePushDrain();
+// `invariants` must outlive the family (its client models give the cut and the predictions).
+std::unique_ptr<PropertyFamily> MakeLimitPage(OptimisticInvariants* invariants);
 
 // Every family of a simulated run, in reporting order.
 Checker MakeRunChecker(OptimisticInvariants* invariants);

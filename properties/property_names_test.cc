@@ -49,6 +49,7 @@ TEST(PropertyNamesTest, KnowsTheFamilies) {
   EXPECT_TRUE(IsKnownPropertyName("push-drain"));
   EXPECT_TRUE(IsKnownPropertyName("room-context-leak"));
   EXPECT_TRUE(IsKnownPropertyName("room-stuck"));
+  EXPECT_TRUE(IsKnownPropertyName("limit-page"));
   EXPECT_FALSE(IsKnownPropertyName("view==frsh"));
   EXPECT_FALSE(IsKnownPropertyName(""));
 }

@@ -37,6 +37,7 @@ Checker MakeRunChecker(OptimisticInvariants* invariants) {
               CheckedWhen::kBoth);
   checker.Add(MakeFenceLiveness(invariants), {"fence-liveness"});
   checker.Add(MakePushDrain(), {"push-drain"});
+  checker.Add(MakeLimitPage(invariants), {"limit-page"});
   return checker;
 }
 

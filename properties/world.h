@@ -145,6 +145,11 @@ class AuthorityView {
   virtual int64_t rollbacks() const { return 0; }
   virtual size_t forgotten_count() const { return 0; }
   virtual ProcessedRef forgotten(size_t) const { return {}; }
+  // The authority's current boot id and cv (its last commit's, or a registration's bump); the
+  // default (0, -1) matches no released cut. limit_page.cc reads the store as the state at a cut
+  // only while the authority is at exactly that cut.
+  virtual int64_t boot_id() const { return 0; }
+  virtual int64_t cv() const { return -1; }
 };
 
 // One mid a room processed, from the room's own record (sim/authority/room.h RoomRecord).

@@ -40,6 +40,8 @@ class DaemonAuthorityView : public props::AuthorityView {
   int64_t rollbacks() const override { return daemon_->rollbacks(); }
   size_t forgotten_count() const override { return daemon_->forgotten().size(); }
   props::ProcessedRef forgotten(size_t i) const override;
+  int64_t boot_id() const override { return daemon_->boot_id(); }
+  int64_t cv() const override { return daemon_->cv(); }
 
  private:
   const DaemonAuthority* daemon_;

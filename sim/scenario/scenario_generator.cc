@@ -31,6 +31,26 @@ namespace {
 
 const GeneratorKnobs& K = kGeneratorKnobs;
 
+// The ids of the newest issues (createdAt desc, id asc), at most kPageTop: the top of the
+// createdAt-ordered pages (WorkloadState::page_top_issue_ids).
+std::vector<std::string> PageTopIssues(const PlainStore& store) {
+  constexpr size_t kPageTop = 4;
+  auto it = store.tables().find("issue");
+  if (it == store.tables().end()) return {};
+  const int created = store.schema().at("issue").ColumnIndex("createdAt");
+  if (created < 0) return {};
+  std::vector<std::pair<int64_t, std::string>> by_age;  // (-createdAt, id)
+  for (const auto& [pk, row] : it->second) {
+    const Value& c = row[static_cast<size_t>(created)];
+    if (!row[0].is_string() || c.kind() != Value::Kind::kInt) continue;
+    by_age.emplace_back(-c.as_int(), row[0].as_string());
+  }
+  std::sort(by_age.begin(), by_age.end());
+  std::vector<std::string> out;
+  for (size_t i = 0; i < by_age.size() && i < kPageTop; ++i) out.push_back(by_age[i].second);
+  return out;
+}
+
 // The ids of the model's rows, in pk order: what a client "knows" at generation time.
 WorkloadState StateOf(const PlainStore& store) {
   WorkloadState s;
@@ -44,6 +64,7 @@ WorkloadState StateOf(const PlainStore& store) {
       if (!row.empty() && row[0].is_string()) out->push_back(row[0].as_string());
     }
   }
+  s.page_top_issue_ids = PageTopIssues(store);
   return s;
 }
 

@@ -110,6 +110,11 @@ class Generator {
     return PickKnown(rng_, known);
   }
   std::string Issue() { return Target(state_.issue_ids, "i"); }
+  // What a user deletes or moves out of the page they look at: half the time a page-top issue.
+  std::string PageTopIssue() {
+    if (state_.page_top_issue_ids.empty() || !rng_.Chance(1, 2)) return Issue();
+    return PickKnown(rng_, state_.page_top_issue_ids);
+  }
 
   // Sometimes padded with whitespace, which the server twins normalize away.
   std::string Title() {
@@ -154,7 +159,7 @@ class Generator {
       return {{"id", id}, {"title", Title()}, {"updatedAt", Now()}};
     }
     if (name == "setStatus") {
-      std::string id = Issue();
+      std::string id = PageTopIssue();
       return {{"id", id}, {"status", Pick(rng_, kStatuses)}, {"updatedAt", Now()}};
     }
     if (name == "setPriority") {
@@ -191,13 +196,13 @@ class Generator {
       std::string id = Target(state_.comment_ids, "c");
       return {{"id", id}, {"body", Body()}};
     }
-    if (name == "deleteIssue") return {{"id", Issue()}};
+    if (name == "deleteIssue") return {{"id", PageTopIssue()}};
     if (name == "moveComment") {
       std::string id = Target(state_.comment_ids, "c");
       return {{"id", id}, {"issueId", Issue()}};
     }
     if (name == "reprioritize") {
-      std::string id = Issue();
+      std::string id = PageTopIssue();
       // Backdated or brought to the top of the createdAt-ordered lists.
       const int64_t created = rng_.Chance(1, 2) ? now_ms_ : rng_.Range(0, std::max<int64_t>(0, now_ms_));
       return {{"id", id}, {"priority", Pick(rng_, kPriorities)}, {"createdAt", created},

@@ -52,6 +52,10 @@ struct WorkloadState {
   // Issues the client saw once and that are gone now (recreateIssue reuses their ids); may be
   // empty — then recreateIssue targets a live issue (an id collision).
   std::vector<std::string> deleted_issue_ids;
+  // The newest live issues (createdAt desc, id asc: the top of every createdAt-ordered page, the
+  // rows a user sees first and acts on); may be empty. Deletes and moves-out draw from them half
+  // the time, so a full limited window loses a row and needs its refill witness (limit_page.cc).
+  std::vector<std::string> page_top_issue_ids;
 };
 
 struct MutationAction {
