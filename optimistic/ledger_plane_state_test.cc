@@ -87,12 +87,7 @@ struct Model {
 
 struct Sut {
   Sut() {
-    OptimisticOptions o;
-    o.client_id = kClient;
-    o.schema = backend_test::TestSchema();
-    o.local_tables = {"draft"};
-    o.mutators = backend_test::TestMutators();
-    o.clock = &clock;
+    OptimisticOptions o = backend_test::TestOptions(&clock);
     o.domain_policy = [](const std::string&, const json& args) -> std::optional<std::string> {
       if (args.contains("room")) return args["room"].get<std::string>();
       return std::nullopt;
@@ -108,15 +103,7 @@ struct Sut {
     RetainSystem(kWatermarkQid, kRoomWatermarkTable);
   }
   void RetainSystem(int64_t qid, std::string_view table) {
-    const RemoteQuery remote{std::string(kLifecycleQueryName),
-                             {{"table", std::string(table)}, {"doc", kDoc}}};
-    RC_ASSERT(backend->RetainSystemQuery(qid, remote, {std::string(table), "", kDoc}).ok());
-    for (const LifecycleTableSpec& t : LifecycleTables()) {
-      if (t.name != table) continue;
-      WireTable w{std::string(t.name), {}, t.primary_key};
-      for (auto c : t.columns) w.columns.emplace_back(c);
-      daemon.Hello(qid, {w});
-    }
+    RC_ASSERT(backend_test::RetainLifecycleStream(*backend, daemon, qid, table, kDoc).ok());
   }
   FakeSource& Source(const std::string& domain) { return domain == kRoom ? rooms.back() : daemon; }
 

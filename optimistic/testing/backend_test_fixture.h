@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gmock/gmock.h"
+#include "base/lifecycle_tables.h"
 #include "gtest/gtest.h"
 #include "optimistic/backend.h"
 #include "optimistic/testing/fake_source.h"
@@ -143,17 +144,45 @@ inline std::map<std::string, Mutator> TestMutators() {
   return m;
 }
 
+// The options every fixture builds its backend from: client kClient, the test schema with the
+// local-only draft table, the test mutators, `cap` and `clock` (which must outlive the backend).
+inline OptimisticOptions TestOptions(FoldClock* clock, size_t cap = 1024) {
+  OptimisticOptions o;
+  o.client_id = kClient;
+  o.schema = TestSchema();
+  o.local_tables = {"draft"};
+  o.mutators = TestMutators();
+  o.buffer_cap = cap;
+  o.clock = clock;
+  return o;
+}
+
+// Retains the daemon-carried lifecycle stream `table` of `doc` (seed 002 I-iii) as system qid
+// `qid` and answers its hello on `daemon` with the table's wire shape. `client` scopes the
+// per-client tables (the room ledger); empty for none.
+inline absl::Status RetainLifecycleStream(OptimisticBackend& backend, FakeSource& daemon,
+                                          int64_t qid, std::string_view table,
+                                          const std::string& doc, const std::string& client = "") {
+  json args = {{"table", std::string(table)}, {"doc", doc}};
+  if (!client.empty()) args["client_id"] = client;
+  const RemoteQuery remote{std::string(kLifecycleQueryName), args};
+  if (absl::Status s = backend.RetainSystemQuery(qid, remote, {std::string(table), "", doc});
+      !s.ok()) {
+    return s;
+  }
+  for (const LifecycleTableSpec& t : LifecycleTables()) {
+    if (t.name != table) continue;
+    WireTable w{std::string(t.name), {}, t.primary_key};
+    for (auto c : t.columns) w.columns.emplace_back(c);
+    daemon.Hello(qid, {w});
+  }
+  return absl::OkStatus();
+}
+
 class BackendTest : public ::testing::Test {
  protected:
   explicit BackendTest(size_t cap = 1024) {
-    OptimisticOptions o;
-    o.client_id = kClient;
-    o.schema = TestSchema();
-    o.local_tables = {"draft"};
-    o.mutators = TestMutators();
-    o.buffer_cap = cap;
-    o.clock = &clock_;
-    backend_ = std::make_unique<OptimisticBackend>(std::move(o), &source_);
+    backend_ = std::make_unique<OptimisticBackend>(TestOptions(&clock_, cap), &source_);
     backend_->SetBatchObserver([this](const QueryBatch& b, bool catch_up) {
       batches_.push_back(b);
       if (catch_up) catch_ups_.push_back(b);

@@ -1,8 +1,8 @@
 // room_fixture.h — the shared fixture of the room-plane unit tests (room_tables_test,
 // swap_test, downgrade_test): MultiDomainTest plus a recorder of each view's successive states
 // (every batch and every swap), the no-flicker check over them, and the upgrade script (a view
-// hydrated on the daemon, retargeted onto the room, the room's first snapshot released).
-// Test use only.
+// hydrated on the daemon, retargeted onto the room, the room's first snapshot released), and the
+// matchers the three files share (a `using namespace backend_test` brings them in). Test use only.
 #pragma once
 
 #include <map>
@@ -14,6 +14,10 @@
 #include "optimistic/testing/multi_domain_fixture.h"
 
 namespace rindle::backend_test {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 
 class RoomTest : public MultiDomainTest {
  protected:
