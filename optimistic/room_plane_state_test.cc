@@ -71,7 +71,7 @@ using Rows = std::map<std::string, std::string>;  // id → title
 
 struct Entry {
   std::string domain;
-  int64_t mid = 0;
+  int64_t mid = 0;  // 0: an open fold window, not sent yet
   std::string id;
   std::string title;
 };
@@ -122,14 +122,16 @@ struct Model {
   std::vector<int64_t> SentRoomMids() const {
     std::vector<int64_t> out;
     for (const auto& e : pending) {
-      if (e.domain == kRoom) out.push_back(e.mid);
+      if (e.domain == kRoom && e.mid > 0) out.push_back(e.mid);
     }
     std::sort(out.begin(), out.end());
     return out;
   }
   void Retire(const std::string& domain, int64_t lmid) {
     watermark[domain] = std::max(watermark[domain], lmid);
-    std::erase_if(pending, [&](const Entry& e) { return e.domain == domain && e.mid <= lmid; });
+    std::erase_if(pending, [&](const Entry& e) {
+      return e.domain == domain && e.mid > 0 && e.mid <= lmid;
+    });
   }
   // seed 002 evaluateGhosts / dropGhost (downgrade.h): fence, then the stuck mids, then the
   // swapped views' feeders re-hydrated; a drop swaps every view back and unregisters the twins.
@@ -287,7 +289,7 @@ void CheckAll(const Model& m, const Sut& sut) {
   // No room delta in a table the room does not own: the plain `issue` sync holds exactly what the
   // daemon delivered, `counter` nothing (only the room ever sends counter rows).
   RC_ASSERT(SyncOf(sut, "issue") == m.plain);
-  RC_ASSERT(SyncOf(sut, "counter").empty());
+  RC_ASSERT(sut.backend->engine().SyncRows("counter")->empty());
   RC_ASSERT(sut.backend->engine().TableRows("counter")->empty());
   if (m.twins && m.room_connected && !m.frozen) RC_ASSERT(SyncOf(sut, kTwin) == m.twin);
   if (!m.twins) {
@@ -308,11 +310,17 @@ json CreateArgs(const Model& m, const std::string& domain) {
   return args;
 }
 
+bool NoOpenFold(const Model& m) {
+  return std::none_of(m.pending.begin(), m.pending.end(), [](const Entry& e) { return e.mid == 0; });
+}
+
 // A createIssue declared for `domain` (the room only while its channel is live and not frozen):
-// it stages onto the twin when the room owns `issue`, else onto the plain table.
+// it stages onto the twin when the room owns `issue`, else onto the plain table. (Not while a
+// fold window is open: an overlapping write would flush it first — folds are not this plane.)
 struct Invoke : Cmd {
   std::string domain = *rc::gen::element(kDaemon, kRoom);
   void checkPreconditions(const Model& m) const override {
+    RC_PRE(NoOpenFold(m));
     RC_PRE(domain == kDaemon || (m.room_connected && !m.frozen));
   }
   void apply(Model& m) const override {
@@ -331,6 +339,47 @@ struct Invoke : Cmd {
   void show(std::ostream& os) const override { os << "Invoke " << domain; }
 };
 
+// A room-declared createIssue in its own fold window (its own key): staged on the twin, UNSENT
+// until FlushFolds — unsent room work does not block a ghost and re-stages onto the daemon's
+// tables at the drop.
+struct InvokeFolded : Cmd {
+  void checkPreconditions(const Model& m) const override {
+    RC_PRE(m.room_connected && !m.frozen && m.twins);
+  }
+  void apply(Model& m) const override {
+    const json args = CreateArgs(m, kRoom);
+    ++m.next_id;
+    m.pending.push_back({kRoom, 0, args["id"].get<std::string>(), args["title"].get<std::string>()});
+  }
+  void run(const Model& s0, Sut& sut) const override {
+    sut.Begin();
+    const json args = CreateArgs(s0, kRoom);
+    FoldOptions fold;
+    fold.key = args["id"];
+    RC_ASSERT(sut.backend->InvokeFolded("createIssue", args, fold).ok());
+    CheckAll(nextState(s0), sut);
+  }
+  void show(std::ostream& os) const override { os << "InvokeFolded"; }
+};
+
+// FlushFolds: every open window ships, creation order, each dealt the room's next mid.
+struct FlushFolds : Cmd {
+  void checkPreconditions(const Model& m) const override {
+    RC_PRE(!NoOpenFold(m) && m.room_connected && !m.frozen);
+  }
+  void apply(Model& m) const override {
+    for (auto& e : m.pending) {
+      if (e.mid == 0) e.mid = m.next_mid[e.domain]++;
+    }
+  }
+  void run(const Model& s0, Sut& sut) const override {
+    sut.Begin();
+    sut.backend->FlushFolds();
+    CheckAll(nextState(s0), sut);
+  }
+  void show(std::ostream& os) const override { os << "FlushFolds"; }
+};
+
 // The authority of `domain` applies up to `ahead` more of its sent mids, delivers their rows to
 // the sub when it lives hydrated on that channel, and confirms them by lmid.
 struct Confirm : Cmd {
@@ -346,7 +395,7 @@ struct Confirm : Cmd {
   std::vector<Entry> Applied(const Model& m) const {
     std::vector<Entry> out;
     for (const auto& e : m.pending) {
-      if (e.domain == domain && e.mid <= Lmid(m)) out.push_back(e);
+      if (e.domain == domain && e.mid > 0 && e.mid <= Lmid(m)) out.push_back(e);
     }
     return out;
   }
@@ -576,7 +625,7 @@ struct Demote : Cmd {
     }
     if (flush) {  // the room applies every mid it received, then commits its final flush
       for (const auto& e : m.pending) {
-        if (e.domain != kRoom) continue;
+        if (e.domain != kRoom || e.mid == 0) continue;
         m.room_data[e.id] = e.title;
         m.room_writes[e.id] = e.title;
       }
@@ -729,7 +778,8 @@ TEST(RoomPlaneStateMachine, MatchesTheHarnessRecord) {
                                               RoomEdit, ToggleTwins, ToggleTwins, Retarget,
                                               Retarget, RoomSnapshot, RoomSnapshot, LateJoin,
                                               Demote, Demote, DaemonSnapshot, DaemonSnapshot,
-                                              SystemRows, SystemRows, Reconnect>());
+                                              SystemRows, SystemRows, Reconnect, InvokeFolded,
+                                              FlushFolds>());
       },
       kCases);
   std::cout << "[room plane] retargets " << g_seen.retargets << ", swap-ins " << g_seen.swap_ins
