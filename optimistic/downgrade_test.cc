@@ -186,10 +186,8 @@ TEST_F(DowngradeTest, TheFenceAndTheRoomConfirmRideTheDaemonSystemStreams) {
   ASSERT_TRUE(backend_->DemoteRoomSource(kRoom, kDoc, 3).ok());
   daemon_.Hello(1, {});
   daemon_.Snapshot(1, 2, "issue", {Issue("a", "A"), Issue("w", "W")});
-  daemon_.Batch(12, 2, {RowOp{RowOp::Kind::kAdd, std::string(kRoomClientMutationsTable),
-                              {Value::String(kDoc), Value::String(kClient), Value::Int(1)}, {}}});
-  daemon_.Batch(13, 2, {RowOp{RowOp::Kind::kAdd, std::string(kRoomWatermarkTable),
-                              {Value::String(kDoc), Value::Int(3)}, {}}});
+  daemon_.Batch(12, 2, {RoomLedgerAdd(kDoc, kClient, 1)});
+  daemon_.Batch(13, 2, {RoomWatermarkAdd(kDoc, 3)});
   EXPECT_EQ(backend_->ghosts().count(kRoom), 1u);
   daemon_.Progress(2);
   Record(1);

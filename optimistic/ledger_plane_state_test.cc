@@ -88,10 +88,7 @@ struct Model {
 struct Sut {
   Sut() {
     OptimisticOptions o = backend_test::TestOptions(&clock);
-    o.domain_policy = [](const std::string&, const json& args) -> std::optional<std::string> {
-      if (args.contains("room")) return args["room"].get<std::string>();
-      return std::nullopt;
-    };
+    o.domain_policy = backend_test::RoomArgPolicy();
     o.on_rejected = [this](const MutationEnvelope& e, const std::string&) {
       rejected.push_back(e.mid);
     };
@@ -275,14 +272,9 @@ struct SystemRelease : Cmd {
                                Value::String(args.dump())},
                               {}}});
     }
-    sut.daemon.Batch(kLedgerQid, cv,
-                     {RowOp{RowOp::Kind::kAdd, std::string(kRoomClientMutationsTable),
-                            {Value::String(kDoc), Value::String(kClient), Value::Int(Lmid(s0))},
-                            {}}});
+    sut.daemon.Batch(kLedgerQid, cv, {backend_test::RoomLedgerAdd(kDoc, kClient, Lmid(s0))});
     if (flush) {
-      sut.daemon.Batch(kWatermarkQid, cv,
-                       {RowOp{RowOp::Kind::kAdd, std::string(kRoomWatermarkTable),
-                              {Value::String(kDoc), Value::Int(flush_seq)}, {}}});
+      sut.daemon.Batch(kWatermarkQid, cv, {backend_test::RoomWatermarkAdd(kDoc, flush_seq)});
     }
     sut.daemon.Progress(cv);
     CheckAll(nextState(s0), sut);

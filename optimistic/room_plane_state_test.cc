@@ -179,10 +179,7 @@ std::vector<std::string> Shown(const Rows& rows) {
 struct Sut {
   Sut() {
     OptimisticOptions o = backend_test::TestOptions(&clock);
-    o.domain_policy = [](const std::string&, const json& args) -> std::optional<std::string> {
-      if (args.contains("room")) return args["room"].get<std::string>();
-      return std::nullopt;
-    };
+    o.domain_policy = backend_test::RoomArgPolicy();
     backend = std::make_unique<OptimisticBackend>(std::move(o), &daemon);
     rooms.emplace_back();
     RC_ASSERT(backend->ConnectSource(kRoom, &rooms.back()).ok());
@@ -205,13 +202,7 @@ struct Sut {
   }
   static RemoteQuery Issues() { return RemoteQuery{"issues", json::object()}; }
   std::vector<std::string> Rows(int64_t qid) const {
-    std::vector<std::string> out;
-    const ResultView* v = backend->View(qid);
-    if (v == nullptr) return out;
-    for (const auto& n : v->Tree()) {
-      out.push_back((*n.row)[0].DebugString() + "=" + (*n.row)[1].DebugString());
-    }
-    return out;
+    return backend_test::ShownRows(*backend, qid);
   }
   FakeSource& Room() { return rooms.back(); }
   // The start of a command: the view's current state opens the no-flicker record.
@@ -704,15 +695,10 @@ struct SystemRows : Cmd {
     sut.Begin();
     const int64_t cv = s0.dcv + 1;
     if (ledger) {
-      sut.daemon.Batch(kLedgerQid, cv,
-                       {RowOp{RowOp::Kind::kAdd, std::string(kRoomClientMutationsTable),
-                              {Value::String(kDoc), Value::String(kClient), Value::Int(Lmid(s0))},
-                              {}}});
+      sut.daemon.Batch(kLedgerQid, cv, {backend_test::RoomLedgerAdd(kDoc, kClient, Lmid(s0))});
     }
     if (mark) {
-      sut.daemon.Batch(kWatermarkQid, cv,
-                       {RowOp{RowOp::Kind::kAdd, std::string(kRoomWatermarkTable),
-                              {Value::String(kDoc), Value::Int(Seq(s0))}, {}}});
+      sut.daemon.Batch(kWatermarkQid, cv, {backend_test::RoomWatermarkAdd(kDoc, Seq(s0))});
     }
     sut.daemon.Progress(cv);
     CheckAll(nextState(s0), sut);

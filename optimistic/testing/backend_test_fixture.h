@@ -157,6 +157,14 @@ inline OptimisticOptions TestOptions(FoldClock* clock, size_t cap = 1024) {
   return o;
 }
 
+// The multi-domain tests' policy: a mutation declares the room named by args["room"], if any.
+inline DomainPolicy RoomArgPolicy() {
+  return [](const std::string&, const json& args) -> std::optional<std::string> {
+    if (args.is_object() && args.contains("room")) return args["room"].get<std::string>();
+    return std::nullopt;
+  };
+}
+
 // Retains the daemon-carried lifecycle stream `table` of `doc` (seed 002 I-iii) as system qid
 // `qid` and answers its hello on `daemon` with the table's wire shape. `client` scopes the
 // per-client tables (the room ledger); empty for none.
@@ -177,6 +185,28 @@ inline absl::Status RetainLifecycleStream(OptimisticBackend& backend, FakeSource
     daemon.Hello(qid, {w});
   }
   return absl::OkStatus();
+}
+
+// The daemon-carried lifecycle rows of seed 002 I-iii: doc's room ledger confirming `client`'s
+// room mids up to `lmid`, and doc's watermark at `flush_seq`.
+inline RowOp RoomLedgerAdd(const std::string& doc, const std::string& client, int64_t lmid) {
+  return RowOp{RowOp::Kind::kAdd, std::string(kRoomClientMutationsTable),
+               {Value::String(doc), Value::String(client), Value::Int(lmid)}, {}};
+}
+inline RowOp RoomWatermarkAdd(const std::string& doc, int64_t flush_seq) {
+  return RowOp{RowOp::Kind::kAdd, std::string(kRoomWatermarkTable),
+               {Value::String(doc), Value::Int(flush_seq)}, {}};
+}
+
+// A view's root rows as "id=title" strings (DebugString cells), in view order; empty when gone.
+inline std::vector<std::string> ShownRows(const OptimisticBackend& backend, int64_t qid) {
+  std::vector<std::string> out;
+  const ResultView* v = backend.View(qid);
+  if (v == nullptr) return out;
+  for (const auto& n : v->Tree()) {
+    out.push_back((*n.row)[0].DebugString() + "=" + (*n.row)[1].DebugString());
+  }
+  return out;
 }
 
 class BackendTest : public ::testing::Test {

@@ -33,15 +33,7 @@ class RoomTest : public MultiDomainTest {
   }
 
   // The view's root rows as "id=title" strings, in view order.
-  std::vector<std::string> Rows(int64_t qid) const {
-    std::vector<std::string> out;
-    const ResultView* v = backend_->View(qid);
-    if (v == nullptr) return out;
-    for (const auto& n : v->Tree()) {
-      out.push_back((*n.row)[0].DebugString() + "=" + (*n.row)[1].DebugString());
-    }
-    return out;
-  }
+  std::vector<std::string> Rows(int64_t qid) const { return ShownRows(*backend_, qid); }
   std::vector<RowValues> Sync(const std::string& t) const {
     return *backend_->engine().SyncRows(t);
   }
