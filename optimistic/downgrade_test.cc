@@ -14,10 +14,7 @@
 namespace rindle {
 namespace {
 
-using namespace backend_test;  // NOLINT: test fixture names
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
+using namespace backend_test;  // NOLINT: test fixture names (and the shared matchers)
 
 constexpr char kDoc[] = "doc:1";
 
@@ -181,16 +178,7 @@ TEST_F(DowngradeTest, AReconnectCancelsTheGhostAndASecondDemoteRaisesTheFence) {
 // re-snapshot — the ghost drops inside that release, nothing flickers, nothing is stuck.
 TEST_F(DowngradeTest, TheFenceAndTheRoomConfirmRideTheDaemonSystemStreams) {
   auto retain = [&](int64_t qid, std::string_view table) {
-    SystemStreamSpec spec{std::string(table), "", kDoc};
-    RemoteQuery remote{std::string(kLifecycleQueryName),
-                       {{"table", std::string(table)}, {"doc", kDoc}, {"client_id", kClient}}};
-    ASSERT_TRUE(backend_->RetainSystemQuery(qid, remote, spec).ok());
-    for (const LifecycleTableSpec& t : LifecycleTables()) {
-      if (t.name != table) continue;
-      WireTable w{std::string(t.name), {}, t.primary_key};
-      for (auto c : t.columns) w.columns.emplace_back(c);
-      daemon_.Hello(qid, {w});
-    }
+    ASSERT_TRUE(RetainLifecycleStream(*backend_, daemon_, qid, table, kDoc, kClient).ok());
   };
   UpgradeWriteAndRetargetBack();  // room mid 1 (w) sent; the sub back on the daemon
   retain(12, kRoomClientMutationsTable);
@@ -198,10 +186,8 @@ TEST_F(DowngradeTest, TheFenceAndTheRoomConfirmRideTheDaemonSystemStreams) {
   ASSERT_TRUE(backend_->DemoteRoomSource(kRoom, kDoc, 3).ok());
   daemon_.Hello(1, {});
   daemon_.Snapshot(1, 2, "issue", {Issue("a", "A"), Issue("w", "W")});
-  daemon_.Batch(12, 2, {RowOp{RowOp::Kind::kAdd, std::string(kRoomClientMutationsTable),
-                              {Value::String(kDoc), Value::String(kClient), Value::Int(1)}, {}}});
-  daemon_.Batch(13, 2, {RowOp{RowOp::Kind::kAdd, std::string(kRoomWatermarkTable),
-                              {Value::String(kDoc), Value::Int(3)}, {}}});
+  daemon_.Batch(12, 2, {RoomLedgerAdd(kDoc, kClient, 1)});
+  daemon_.Batch(13, 2, {RoomWatermarkAdd(kDoc, 3)});
   EXPECT_EQ(backend_->ghosts().count(kRoom), 1u);
   daemon_.Progress(2);
   Record(1);

@@ -87,16 +87,8 @@ struct Model {
 
 struct Sut {
   Sut() {
-    OptimisticOptions o;
-    o.client_id = kClient;
-    o.schema = backend_test::TestSchema();
-    o.local_tables = {"draft"};
-    o.mutators = backend_test::TestMutators();
-    o.clock = &clock;
-    o.domain_policy = [](const std::string&, const json& args) -> std::optional<std::string> {
-      if (args.contains("room")) return args["room"].get<std::string>();
-      return std::nullopt;
-    };
+    OptimisticOptions o = backend_test::TestOptions(&clock);
+    o.domain_policy = backend_test::RoomArgPolicy();
     o.on_rejected = [this](const MutationEnvelope& e, const std::string&) {
       rejected.push_back(e.mid);
     };
@@ -108,15 +100,7 @@ struct Sut {
     RetainSystem(kWatermarkQid, kRoomWatermarkTable);
   }
   void RetainSystem(int64_t qid, std::string_view table) {
-    const RemoteQuery remote{std::string(kLifecycleQueryName),
-                             {{"table", std::string(table)}, {"doc", kDoc}}};
-    RC_ASSERT(backend->RetainSystemQuery(qid, remote, {std::string(table), "", kDoc}).ok());
-    for (const LifecycleTableSpec& t : LifecycleTables()) {
-      if (t.name != table) continue;
-      WireTable w{std::string(t.name), {}, t.primary_key};
-      for (auto c : t.columns) w.columns.emplace_back(c);
-      daemon.Hello(qid, {w});
-    }
+    RC_ASSERT(backend_test::RetainLifecycleStream(*backend, daemon, qid, table, kDoc).ok());
   }
   FakeSource& Source(const std::string& domain) { return domain == kRoom ? rooms.back() : daemon; }
 
@@ -288,14 +272,9 @@ struct SystemRelease : Cmd {
                                Value::String(args.dump())},
                               {}}});
     }
-    sut.daemon.Batch(kLedgerQid, cv,
-                     {RowOp{RowOp::Kind::kAdd, std::string(kRoomClientMutationsTable),
-                            {Value::String(kDoc), Value::String(kClient), Value::Int(Lmid(s0))},
-                            {}}});
+    sut.daemon.Batch(kLedgerQid, cv, {backend_test::RoomLedgerAdd(kDoc, kClient, Lmid(s0))});
     if (flush) {
-      sut.daemon.Batch(kWatermarkQid, cv,
-                       {RowOp{RowOp::Kind::kAdd, std::string(kRoomWatermarkTable),
-                              {Value::String(kDoc), Value::Int(flush_seq)}, {}}});
+      sut.daemon.Batch(kWatermarkQid, cv, {backend_test::RoomWatermarkAdd(kDoc, flush_seq)});
     }
     sut.daemon.Progress(cv);
     CheckAll(nextState(s0), sut);

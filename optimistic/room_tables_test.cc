@@ -12,10 +12,7 @@
 namespace rindle {
 namespace {
 
-using namespace backend_test;  // NOLINT: test fixture names
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
+using namespace backend_test;  // NOLINT: test fixture names (and the shared matchers)
 
 using RoomTablesTest = RoomTest;
 

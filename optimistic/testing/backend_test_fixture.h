@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gmock/gmock.h"
+#include "base/lifecycle_tables.h"
 #include "gtest/gtest.h"
 #include "optimistic/backend.h"
 #include "optimistic/testing/fake_source.h"
@@ -143,17 +144,75 @@ inline std::map<std::string, Mutator> TestMutators() {
   return m;
 }
 
+// The options every fixture builds its backend from: client kClient, the test schema with the
+// local-only draft table, the test mutators, `cap` and `clock` (which must outlive the backend).
+inline OptimisticOptions TestOptions(FoldClock* clock, size_t cap = 1024) {
+  OptimisticOptions o;
+  o.client_id = kClient;
+  o.schema = TestSchema();
+  o.local_tables = {"draft"};
+  o.mutators = TestMutators();
+  o.buffer_cap = cap;
+  o.clock = clock;
+  return o;
+}
+
+// The multi-domain tests' policy: a mutation declares the room named by args["room"], if any.
+inline DomainPolicy RoomArgPolicy() {
+  return [](const std::string&, const json& args) -> std::optional<std::string> {
+    if (args.is_object() && args.contains("room")) return args["room"].get<std::string>();
+    return std::nullopt;
+  };
+}
+
+// Retains the daemon-carried lifecycle stream `table` of `doc` (seed 002 I-iii) as system qid
+// `qid` and answers its hello on `daemon` with the table's wire shape. `client` scopes the
+// per-client tables (the room ledger); empty for none.
+inline absl::Status RetainLifecycleStream(OptimisticBackend& backend, FakeSource& daemon,
+                                          int64_t qid, std::string_view table,
+                                          const std::string& doc, const std::string& client = "") {
+  json args = {{"table", std::string(table)}, {"doc", doc}};
+  if (!client.empty()) args["client_id"] = client;
+  const RemoteQuery remote{std::string(kLifecycleQueryName), args};
+  if (absl::Status s = backend.RetainSystemQuery(qid, remote, {std::string(table), "", doc});
+      !s.ok()) {
+    return s;
+  }
+  for (const LifecycleTableSpec& t : LifecycleTables()) {
+    if (t.name != table) continue;
+    WireTable w{std::string(t.name), {}, t.primary_key};
+    for (auto c : t.columns) w.columns.emplace_back(c);
+    daemon.Hello(qid, {w});
+  }
+  return absl::OkStatus();
+}
+
+// The daemon-carried lifecycle rows of seed 002 I-iii: doc's room ledger confirming `client`'s
+// room mids up to `lmid`, and doc's watermark at `flush_seq`.
+inline RowOp RoomLedgerAdd(const std::string& doc, const std::string& client, int64_t lmid) {
+  return RowOp{RowOp::Kind::kAdd, std::string(kRoomClientMutationsTable),
+               {Value::String(doc), Value::String(client), Value::Int(lmid)}, {}};
+}
+inline RowOp RoomWatermarkAdd(const std::string& doc, int64_t flush_seq) {
+  return RowOp{RowOp::Kind::kAdd, std::string(kRoomWatermarkTable),
+               {Value::String(doc), Value::Int(flush_seq)}, {}};
+}
+
+// A view's root rows as "id=title" strings (DebugString cells), in view order; empty when gone.
+inline std::vector<std::string> ShownRows(const OptimisticBackend& backend, int64_t qid) {
+  std::vector<std::string> out;
+  const ResultView* v = backend.View(qid);
+  if (v == nullptr) return out;
+  for (const auto& n : v->Tree()) {
+    out.push_back((*n.row)[0].DebugString() + "=" + (*n.row)[1].DebugString());
+  }
+  return out;
+}
+
 class BackendTest : public ::testing::Test {
  protected:
   explicit BackendTest(size_t cap = 1024) {
-    OptimisticOptions o;
-    o.client_id = kClient;
-    o.schema = TestSchema();
-    o.local_tables = {"draft"};
-    o.mutators = TestMutators();
-    o.buffer_cap = cap;
-    o.clock = &clock_;
-    backend_ = std::make_unique<OptimisticBackend>(std::move(o), &source_);
+    backend_ = std::make_unique<OptimisticBackend>(TestOptions(&clock_, cap), &source_);
     backend_->SetBatchObserver([this](const QueryBatch& b, bool catch_up) {
       batches_.push_back(b);
       if (catch_up) catch_ups_.push_back(b);

@@ -21,13 +21,7 @@ inline const std::string kRoom = "room:doc:1";
 class MultiDomainTest : public ::testing::Test {
  protected:
   explicit MultiDomainTest(size_t cap = 1024) {
-    OptimisticOptions o;
-    o.client_id = kClient;
-    o.schema = TestSchema();
-    o.local_tables = {"draft"};
-    o.mutators = TestMutators();
-    o.buffer_cap = cap;
-    o.clock = &clock_;
+    OptimisticOptions o = TestOptions(&clock_, cap);
     o.domain_policy = [this](const std::string& name,
                              const json& args) -> std::optional<std::string> {
       ++policy_calls_;

@@ -1,8 +1,8 @@
 // room_fixture.h — the shared fixture of the room-plane unit tests (room_tables_test,
 // swap_test, downgrade_test): MultiDomainTest plus a recorder of each view's successive states
 // (every batch and every swap), the no-flicker check over them, and the upgrade script (a view
-// hydrated on the daemon, retargeted onto the room, the room's first snapshot released).
-// Test use only.
+// hydrated on the daemon, retargeted onto the room, the room's first snapshot released), and the
+// matchers the three files share (a `using namespace backend_test` brings them in). Test use only.
 #pragma once
 
 #include <map>
@@ -14,6 +14,10 @@
 #include "optimistic/testing/multi_domain_fixture.h"
 
 namespace rindle::backend_test {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 
 class RoomTest : public MultiDomainTest {
  protected:
@@ -29,15 +33,7 @@ class RoomTest : public MultiDomainTest {
   }
 
   // The view's root rows as "id=title" strings, in view order.
-  std::vector<std::string> Rows(int64_t qid) const {
-    std::vector<std::string> out;
-    const ResultView* v = backend_->View(qid);
-    if (v == nullptr) return out;
-    for (const auto& n : v->Tree()) {
-      out.push_back((*n.row)[0].DebugString() + "=" + (*n.row)[1].DebugString());
-    }
-    return out;
-  }
+  std::vector<std::string> Rows(int64_t qid) const { return ShownRows(*backend_, qid); }
   std::vector<RowValues> Sync(const std::string& t) const {
     return *backend_->engine().SyncRows(t);
   }
