@@ -43,9 +43,17 @@ OptimisticBackend::OptimisticBackend(OptimisticOptions options, OptimisticSource
                   [this](const std::string& domain, const MutationOutcomeFrame& f) {
                     outcomes_.Handle(domain, f);
                   },
-                  // The SAME confirm core as every channel's lmid stream (ledger.h).
+                  // The SAME confirm core as every channel's lmid stream (ledger.h) — but a
+                  // daemon-carried row is the room's ledger AS OF ITS LAST FLUSH, which lags the
+                  // room channel's own lmid stream: below the watermark it is stale, not an
+                  // authority that forgot (the seed's foldConfirm max-folds; the regression
+                  // refusal belongs to the room's own stream).
                   [this](const std::string& domain, int64_t lmid) {
                     ledger_.EnsureDomain(domain);
+                    if (lmid < ledger_.watermark().at(domain)) {
+                      ++system_.mutable_counters().stale_ledger_rows;
+                      return absl::OkStatus();
+                    }
                     return ledger_.FoldConfirm(domain, lmid);
                   }}),
       rooms_(&db_, &options_.schema, &options_.local_tables),

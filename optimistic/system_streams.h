@@ -40,7 +40,9 @@
 // the frame not self-contained (no name — a retired mid's deopt is then dropped, not re-invoked).
 // Duplicates need nothing here: the outcome handler's processed set absorbs them.
 // Errors: Fold returns the confirm core's Status (an lmid ahead of issued mids while sent mids of
-// that domain pend, a regressing lmid); the caller poisons health.
+// that domain pend); the caller poisons health. A ledger row BELOW the domain's watermark is
+// stale, not a regression (the row is the room ledger as of its flush; the room channel's own
+// lmid stream runs ahead of it): the backend's hook ignores it (stale_ledger_rows).
 //
 // TakeTouchedScopes() (the caller, after the WHOLE release applied): the scopes to announce, once
 // each, in scope order; the backend fires ScopeSessionsEvent{scope, OtherScopeSessions(scope)}.
@@ -83,6 +85,7 @@ struct ScopeSessionsEvent {
 struct SystemFoldCounters {
   int64_t outcome_rows = 0;    // routed to the outcome handler
   int64_t ledger_rows = 0;     // folded into a room domain's watermark
+  int64_t stale_ledger_rows = 0;  // below the watermark (the room's stream got there first)
   int64_t watermark_rows = 0;  // max-folded into roomWatermarks
   int64_t session_rows = 0;    // applied to scopeSessions
   int64_t session_snapshots = 0;  // scope maps replaced

@@ -416,6 +416,25 @@ TEST_F(SystemStreamsTest, ALedgerRowAheadOfSentRoomMidsPoisonsHealth) {
   EXPECT_THAT(backend_->health().message(), HasSubstr("ahead of issued mids"));
 }
 
+// A daemon-carried room-ledger row is the room's ledger as of its flush: it lags the room
+// channel's own lmid stream, so one below the watermark is stale — not an authority that forgot
+// (seed 002 foldConfirm max-folds). Before the fix the shared confirm core refused it as a ledger
+// regression and poisoned health (the campaign's seeds 5, 14, 16, 21, 29, 33, 34 once the
+// simulator retained system streams).
+TEST_F(SystemStreamsTest, ALaggingLedgerRowBelowTheWatermarkIsStaleNotARegression) {
+  RetainFence();
+  InvokeRoom("a");
+  InvokeRoom("b");
+  daemon_.Batch(12, 1, {Add(kRoomClientMutationsTable, LedgerRow(2))});
+  daemon_.Progress(1);
+  ASSERT_EQ(backend_->InspectDomains().watermark.at(kRoom), 2);
+  daemon_.Batch(12, 2, {Add(kRoomClientMutationsTable, LedgerRow(1))});
+  daemon_.Progress(2);
+  EXPECT_TRUE(backend_->health().ok()) << backend_->health();
+  EXPECT_EQ(backend_->InspectDomains().watermark.at(kRoom), 2);
+  EXPECT_EQ(backend_->system_folds().stale_ledger_rows, 1);
+}
+
 // Seed 002 §7.5 rule 3 (resendPending(gate.key)): a resync re-sends its own channel's domain
 // only. A gate-less domain's envelopes are never re-sent on the daemon channel — an envelope
 // carries no domain, so the daemon would take a room's mid N for its own mid N and drop the

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "base/check.h"
+#include "base/lifecycle_tables.h"
 #include "base/str_util.h"
 #include "engine/ast.h"
 
@@ -291,6 +292,9 @@ void ClientModel::Apply(int64_t qid, const NormalizedEvent& ev) {
   }
   if (qid == kLmidQid) return ApplyLmid(s, ev.ops);
   for (const RowOp& op : ev.ops) {
+    // A system sub's lifecycle rows (base/lifecycle_tables.h) fold into the ledger plane, never
+    // into a view: the single-domain model has nothing to show of them.
+    if (IsLifecycleTable(op.table)) continue;
     switch (op.op) {
       case RowOp::Kind::kAdd:
         Put(s, op.table, op.row);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/check.h"
+#include "base/lifecycle_tables.h"
 #include "base/str_util.h"
 
 namespace rindle::props {
@@ -147,6 +148,7 @@ void OptimisticInvariants::OnWelcome(const std::string& client, int64_t boot_id)
   }
   // OnResync: a new session; the frames buffered from the dead one are dropped (gate_model.h).
   c.gate.DropAll();
+  c.system_ops.clear();
   c.last_boot = boot_id;
   c.model.Welcome(boot_id);
   c.resync_since_fence = true;
@@ -167,9 +169,16 @@ void OptimisticInvariants::OnData(const std::string& client, int64_t qid,
     // overflowed (seed 1921: it may land after that fence released).
     if (qid == kLmidQid && c.resync_since_fence) BeginFence(c);
     c.superseded += static_cast<int64_t>(c.gate.Drop(qid));
+    std::erase_if(c.system_ops, [&](const auto& e) { return e.first.first == qid; });
     c.model.Hello(qid, ev.tables);
     c.epoch[qid] = epoch;
-    if (qid != kLmidQid && HelloIsSkewed(ev.tables)) {
+    const auto sys = c.system_tables.find(qid);
+    if (sys != c.system_tables.end()) {
+      c.system_columns[qid] = ev.tables.empty() ? std::vector<std::string>{} : ev.tables[0].columns;
+    }
+    if (qid != kLmidQid && (sys != c.system_tables.end()
+                                ? SystemHelloIsSkewed(sys->second, ev.tables)
+                                : HelloIsSkewed(ev.tables))) {
       ++c.rejections;
       c.refused.insert(qid);
     } else {
@@ -185,9 +194,11 @@ void OptimisticInvariants::OnData(const std::string& client, int64_t qid,
                        tapped.confirms})) {
     case GateModel::Arrival::kBuffered:
       c.tables_of[{qid, ev.cv}].insert(tapped.tables.begin(), tapped.tables.end());
+      NoteSystemData(c, qid, ev);
       break;
     case GateModel::Arrival::kOverflow:  // the client re-registers everything: a fence
       c.tables_of.clear();
+      c.system_ops.clear();
       BeginFence(c, /*reregistered=*/true);
       break;
     case GateModel::Arrival::kStale:
@@ -208,6 +219,7 @@ void OptimisticInvariants::OnProgress(const std::string& client, int64_t cv_min)
       c.tables_of.erase(t);
     }
     c.step.released.push_back(std::move(r));
+    NoteSystemRelease(c, f.qid, f.cv);
     const int64_t current = c.epoch.contains(f.qid) ? c.epoch.at(f.qid) : 0;
     if (f.epoch != current) {
       Defer(c, {"superseded-epoch",
@@ -216,6 +228,72 @@ void OptimisticInvariants::OnProgress(const std::string& client, int64_t cv_min)
     }
     if (f.snapshot && f.qid != kLmidQid) c.subs.Hydrate(f.qid);
   }
+}
+
+void OptimisticInvariants::OnSystemRetain(const std::string& client, int64_t qid,
+                                          const std::string& remote_key,
+                                          const std::string& table) {
+  Client& c = At(client);
+  if (c.subs.retained(qid)) return;
+  // A fresh key's first retain is its source qid (subscription_model.h), as for a view's sub.
+  if (c.subs.Retain(remote_key, qid)) c.system_tables[qid] = table;
+}
+
+void OptimisticInvariants::OnSystemRelease(const std::string& client, int64_t qid) {
+  Client& c = At(client);
+  if (!c.subs.retained(qid)) return;
+  if (const std::optional<int64_t> src = c.subs.Release(qid)) {
+    c.gate.Forget(*src);
+    c.model.DropSource(*src);
+    c.epoch.erase(*src);
+    c.system_tables.erase(*src);
+    c.system_columns.erase(*src);
+    std::erase_if(c.system_ops, [&](const auto& e) { return e.first.first == *src; });
+  }
+}
+
+bool OptimisticInvariants::SystemHelloIsSkewed(const std::string& table,
+                                               const std::vector<WireTable>& tables) {
+  const LifecycleTableSpec* spec = nullptr;
+  for (const LifecycleTableSpec& t : LifecycleTables()) {
+    if (t.name == table) spec = &t;
+  }
+  if (spec == nullptr) return true;
+  auto in_order = [](const auto& sub, const auto& sup) {
+    auto it = sup.begin();
+    for (const auto& col : sub) {
+      it = std::find_if(it, sup.end(), [&](const auto& x) { return x == col; });
+      if (it == sup.end()) return false;
+      ++it;
+    }
+    return true;
+  };
+  for (const WireTable& t : tables) {
+    if (t.name != table) return true;
+    if (!in_order(t.columns, spec->columns) && !in_order(spec->columns, t.columns)) return true;
+    for (int pk : spec->primary_key) {
+      const std::string_view col = spec->columns[static_cast<size_t>(pk)];
+      if (std::find(t.columns.begin(), t.columns.end(), col) == t.columns.end()) return true;
+    }
+  }
+  return false;
+}
+
+void OptimisticInvariants::NoteSystemData(Client& c, int64_t qid, const NormalizedEvent& ev) {
+  if (!c.system_tables.contains(qid)) return;
+  std::vector<RowOp>& ops = c.system_ops[{qid, ev.cv}];
+  ops.insert(ops.end(), ev.ops.begin(), ev.ops.end());
+}
+
+void OptimisticInvariants::NoteSystemRelease(Client& c, int64_t qid, int64_t cv) {
+  auto it = c.system_ops.find({qid, cv});
+  if (it == c.system_ops.end()) return;
+  const std::string& table = c.system_tables.at(qid);
+  const std::vector<std::string>& columns = c.system_columns[qid];
+  for (const RowOp& op : it->second) {
+    c.system_released.push_back(SystemRow{table, op.op, columns, op.row});
+  }
+  c.system_ops.erase(it);
 }
 
 void OptimisticInvariants::OnInvokeFolded(const std::string& client, const std::string& fold_key,

@@ -34,6 +34,14 @@
 //   fold-wire        first-time envelopes (send observer, or the sent map) carry mids 1,2,3,...
 //                    in send order; a fold window that closed in a step shipped one envelope with
 //                    the args of the LAST InvokeFolded of that window (OnInvokeFolded records it).
+// System subs (seed 002 Slice I-iii; OnSystemRetain / OnSystemRelease, the simulation's record of
+// the retains its clients made): to the gate a system sub IS an ordinary sub — its frames buffer,
+// count against the cap, are dropped by its hellos, fence and release exactly like a view's sub's
+// — so the shadow gate and the client model take them like any source; only its hello is judged
+// against its lifecycle table's schema (base/lifecycle_tables.h) instead of the app schema, and
+// its rows never reach a view (the client model skips lifecycle tables). SystemReleased() hands
+// out each released lifecycle row (outcome / ledger rows of this client) in release order, from
+// the tap alone.
 // Step record (StepRecord, read by no_flicker.cc and cv_promise.cc): what the delivery tap saw in
 // the current step — every frame on the wire, in delivery order (before any filtering), the
 // frames the shadow gate released, the local actions the runner ran (OnLocalAction) and the
@@ -50,6 +58,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -144,6 +153,23 @@ class OptimisticInvariants {
     return At(client).step;
   }
 
+  // Recording hooks: the client retained a system sub (`qid` its retain qid, `remote_key`
+  // RemoteQuery::Key(), `table` the lifecycle table its spec names) / released it.
+  void OnSystemRetain(const std::string& client, int64_t qid, const std::string& remote_key,
+                      const std::string& table);
+  void OnSystemRelease(const std::string& client, int64_t qid);
+  // One lifecycle row a release of the shadow gate handed to the client's system fold.
+  struct SystemRow {
+    std::string table;
+    RowOp::Kind op = RowOp::Kind::kAdd;
+    std::vector<std::string> columns;  // the qid's hello columns
+    RowValues row;
+  };
+  // The system rows the shadow gate released since the last call, release order.
+  std::vector<SystemRow> TakeSystemReleased(const std::string& client) {
+    return std::exchange(At(client).system_released, {});
+  }
+
   // Recording hook: a successful InvokeFolded of `fold_key` with `args`.
   void OnInvokeFolded(const std::string& client, const std::string& fold_key,
                       const nlohmann::json& args);
@@ -216,6 +242,12 @@ class OptimisticInvariants {
     int64_t last_mid = 0;
     std::map<std::string, nlohmann::json> windows;  // open fold key → last args
     ClientModel model;  // the independent expectation of what the client shows
+    // System subs: source qid → its lifecycle table; (qid, cv) of a buffered system frame →
+    // its ops; the rows released and not yet taken; source qid → its hello's columns.
+    std::map<int64_t, std::string> system_tables;
+    std::map<std::pair<int64_t, int64_t>, std::vector<RowOp>> system_ops;
+    std::vector<SystemRow> system_released;
+    std::map<int64_t, std::vector<std::string>> system_columns;
   };
 
   Client& At(const std::string& client) {
@@ -227,6 +259,12 @@ class OptimisticInvariants {
   }
 
   bool HelloIsSkewed(const std::vector<WireTable>& tables) const;
+  // CRIT#4 for a system qid's hello: only its lifecycle table, columns in the table's order (a
+  // projection or an expansion), its pk columns present.
+  static bool SystemHelloIsSkewed(const std::string& table, const std::vector<WireTable>& tables);
+  // The tap's part for a system qid's data / released frame.
+  static void NoteSystemData(Client& c, int64_t qid, const NormalizedEvent& ev);
+  static void NoteSystemRelease(Client& c, int64_t qid, int64_t cv);
   // The shadow gate's resync fence over the live subs and the lmid query (`reregistered`: an
   // overflow's re-registration, which owes a hello per qid).
   static void BeginFence(Client& c, bool reregistered = false);

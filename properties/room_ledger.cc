@@ -8,18 +8,26 @@
 //                       first send's name and args (a mid is never reused)
 //   room-retire         the client's watermark of a room domain (what retires that domain's
 //                       entries) never exceeds the last mid the ROOM processed for the client:
-//                       no room entry is retired as confirmed before its room's verdict. (An
+//                       no room entry is retired as confirmed before its room's verdict; nor the
+//                       highest room lmid the harness saw RELEASED to it — by the room channel's
+//                       lmid stream or a daemon-carried room-ledger row of its system stream
+//                       (never the daemon's own lmid: a room entry is not retired off another
+//                       domain's ledger). (An
 //                       entry may still leave pending unprocessed when its replay fails on a new
 //                       base — seed 002 drops it — so pending alone is not judged.)
 //   room-rejection      every on_rejected call names a mid its room REJECTED, with the room's
 //                       reason, at most once per mid; at quiescence every rejected mid whose
 //                       outcome frame reached the client was surfaced exactly once
+//                       (Outcomes "reached the client" below: its room outcome frame was
+//                       delivered, or its outcome row was released by the client's system stream
+//                       — the daemon-carried path; world.h system_outcomes.)
 //   room-deopt-once     at quiescence a deopted mid whose outcome frame reached the client was
 //                       applied exactly once by the daemon (an applied daemon-log entry of that
 //                       client with the mutation's name and args), and never by the room
 //   channel-isolation   (action time, CheckChannelIsolation) a frame delivered on one channel
 //                       never moves another channel's appliedCv or buffer
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -53,6 +61,17 @@ class RoomLedger : public PropertyFamily {
   }
 
  private:
+  // The room outcome frame was delivered, or the system stream released its outcome row.
+  static bool OutcomeReached(const ClientState& c, const std::string& key, int64_t mid) {
+    return c.outcomes_delivered->contains({key, mid}) ||
+           (c.system_outcomes != nullptr && c.system_outcomes->contains({key, mid}));
+  }
+  static int64_t ConfirmReleased(const ClientState& c, const std::string& key) {
+    if (c.confirms_released == nullptr) return INT64_MAX;
+    auto it = c.confirms_released->find(key);
+    return it == c.confirms_released->end() ? 0 : it->second;
+  }
+
   static MaybeViolation CheckGapless(const ClientState& c) {
     for (const auto& [key, carried] : *c.room_carried) {
       std::map<int64_t, const MutationEnvelope*> first;
@@ -104,6 +123,14 @@ class RoomLedger : public PropertyFamily {
           if (rec.client_id == c.id) processed = std::max(processed, rec.mid);
         }
       }
+      const int64_t released = ConfirmReleased(c, key);
+      if (wm->second > released) {
+        return Violation{"room-retire",
+                         StrCat(c.id, ": ", key, " watermark ", wm->second,
+                                " retires entries no released room lmid confirmed (the room "
+                                "lmid stream and the daemon-carried ledger rows released ",
+                                released, ")")};
+      }
       if (wm->second > processed) {
         return Violation{"room-retire",
                          StrCat(c.id, ": ", key, " watermark ", wm->second,
@@ -145,7 +172,7 @@ class RoomLedger : public PropertyFamily {
     for (const auto& [key, rec] : records) {
       const auto& [client, room, mid] = key;
       if (client != c.id || rec.fate != "rejected") continue;
-      if (!c.outcomes_delivered->contains({room, mid})) continue;  // lost: the flush row stays
+      if (!OutcomeReached(c, room, mid)) continue;  // lost: not yet released by the daemon
       if (!surfaced.contains({room, mid})) {
         return Violation{"room-rejection", StrCat(c.id, ": ", room, " mid ", mid,
                                                   " was rejected (\"", rec.reason,
@@ -162,7 +189,7 @@ class RoomLedger : public PropertyFamily {
       for (size_t i = 0, n = r->record_count(); i < n; ++i) {
         const RoomMidRef rec = r->record(i);
         if (rec.client_id != c.id || rec.fate != "deopt") continue;
-        if (!c.outcomes_delivered->contains({std::string(r->key()), rec.mid})) continue;
+        if (!OutcomeReached(c, std::string(r->key()), rec.mid)) continue;
         bool failed_client_side = false;  // outcomes.h step 5: surfaced instead
         for (const RejectionRecord& rj : *c.rejections) {
           failed_client_side = failed_client_side ||

@@ -1,8 +1,9 @@
 // view_fresh.cc — events==view and view==fresh (families.h; SPEC §4.1, §4.2): after every step
 // each dirty client's remote views fold to the engine's own materialization and equal the fresh
 // query over its head; when the authority moved, each of its subscriptions (the lmid query
-// aside) equals the fresh query over its store. A view swapped onto a room's twins is checked
-// with its AST remapped onto them (check.view_fresh.swapped).
+// aside, and the system subs over lifecycle tables) equals the fresh query over its store. A view
+// swapped onto a room's twins is checked with its AST remapped onto them (check.view_fresh.swapped).
+#include "base/lifecycle_tables.h"
 #include "base/str_util.h"
 #include "optimistic/room_tables.h"
 #include "properties/families.h"
@@ -49,6 +50,9 @@ class ViewFresh : public PropertyFamily {
       auto tree = a.SubscriptionResult(client, qid);
       const Ast* ast = a.SubscriptionAst(client, qid);
       if (!tree.ok() || ast == nullptr) continue;
+      // A system sub's lifecycle table is not in the app schema the fresh query runs over;
+      // the room-ledger family judges what its rows carried (room_ledger.cc).
+      if (IsLifecycleTable(ast->table)) continue;
       if (auto viol = CheckTreeMatchesFresh(StrCat("authority sub ", client, "/", qid), *tree,
                                             *ast, store, *w.schema, "view==fresh",
                                             memo_.get())) {

@@ -97,6 +97,13 @@ struct ClientState {
   const std::map<std::string, std::string>* room_retargeted = nullptr;
   bool room_views_moving = false;
   bool room_data_released = false;
+  // System streams (issue 12), the harness's record from the shadow gate (what the daemon's
+  // frames carried and the gate released, never the client's folds): per (room key, mid) how
+  // many of this client's outcome rows the client's system subs released; per room key the
+  // highest room lmid released to the client, through the room channel's lmid stream or a
+  // daemon-carried room-ledger row of its system stream.
+  const std::map<std::pair<std::string, int64_t>, int64_t>* system_outcomes = nullptr;
+  const std::map<std::string, int64_t>* confirms_released = nullptr;
   bool dirty = false;
   bool local_dirty = false;
   // The harness's record of the client's link (its source, sim/run/sim_client.h): how many

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/lifecycle_tables.h"
 #include "base/str_util.h"
 #include "optimistic/ledger.h"
 #include "sim/workload/query_resolution.h"
@@ -38,7 +39,16 @@ SimClient::SimClient(int index, std::string client_id, std::string user_id,
   };
   options.on_rejected = [this](const MutationEnvelope& e, const std::string& reason) {
     Count("client.on_rejected");
-    rejections_.push_back({outcome_key_, e, reason});
+    std::string domain = outcome_key_;
+    if (domain.empty() && in_daemon_frame_) {
+      // A rejected outcome ROW folded from the system stream: its domain is the room of the
+      // mutation's doc (only room-declared mutations reach a room).
+      Count("client.system_rejection");
+      if (const std::optional<std::string> doc = RoomDocFor(e.name, e.args)) {
+        domain = RoomSourceKey(*doc);
+      }
+    }
+    rejections_.push_back({domain, e, reason});
   };
   backend_ = std::make_unique<OptimisticBackend>(std::move(options), this);
   backend_->SetSendObserver([this](const MutationEnvelope&) { ++send_observed_; });
@@ -90,6 +100,11 @@ void SimClient::PushMutation(const MutationEnvelope& envelope) {
     } else if (in_outcome_) {
       outcome_pushes_.push_back(envelope.mid);  // a deopt flip or re-invoke (outcomes.h)
       Count("client.deopt_push");
+    } else if (in_daemon_frame_) {
+      // Folds flush only on timers and actions: a push inside a daemon release is a deopt
+      // outcome ROW the system stream folded (system_streams.h step 1).
+      outcome_pushes_.push_back(envelope.mid);
+      Count("client.system_deopt_push");
     } else {
       // Outside Invoke a first-time send is a fold flush (timer, FlushFolds, maxWait).
       ++fold_flushes_;
@@ -193,8 +208,12 @@ void SimClient::Receive(const ServerFrame& frame) {
   MarkDirty();
   struct Sync {
     SimClient* c;
-    ~Sync() { c->SyncBackendCounters(); }
+    ~Sync() {
+      c->in_daemon_frame_ = false;
+      c->SyncBackendCounters();
+    }
   } sync{this};
+  in_daemon_frame_ = true;
   nlohmann::json t = FrameToTrace(frame);
   t["ev"] = "recv";
   TraceLine(std::move(t));
@@ -285,6 +304,7 @@ void SimClient::SyncBackendCounters() {
                          "client.fence_hold", "client.connection_frames_dropped",
                          "client.fence_overflow_spared"};
   static_assert(std::size(moved) == std::size(names));
+  SyncSystemFoldCounters();
   for (size_t i = 0; i < std::size(moved); ++i) {
     const int64_t now = moved[i].first;
     int64_t& seen = *moved[i].second;
@@ -302,6 +322,29 @@ void SimClient::SyncBackendCounters() {
     unacked_.clear();
     Count("client.ledger_regression_refused");
     TraceLine({{"ev", "refused"}, {"why", std::string(kLedgerRegressed)}});
+  }
+}
+
+// The backend's system-stream fold counters (system_streams.h) as client.system_fold.<category>,
+// by how much each moved.
+void SimClient::SyncSystemFoldCounters() {
+  const SystemFoldCounters& now = backend_->system_folds();
+  SystemFoldCounters& seen = seen_system_folds_;
+  const std::tuple<const char*, int64_t, int64_t*> moved[] = {
+      {"outcome_rows", now.outcome_rows, &seen.outcome_rows},
+      {"ledger_rows", now.ledger_rows, &seen.ledger_rows},
+      {"stale_ledger_rows", now.stale_ledger_rows, &seen.stale_ledger_rows},
+      {"watermark_rows", now.watermark_rows, &seen.watermark_rows},
+      {"session_rows", now.session_rows, &seen.session_rows},
+      {"session_snapshots", now.session_snapshots, &seen.session_snapshots},
+      {"filtered", now.filtered, &seen.filtered},
+      {"removes", now.removes, &seen.removes},
+      {"garbled", now.garbled, &seen.garbled},
+      {"scope_events", now.scope_events, &seen.scope_events}};
+  for (const auto& [name, value, last] : moved) {
+    if (value == *last) continue;
+    (*counters_)[StrCat("client.system_fold.", name)] += value - *last;
+    *last = value;
   }
 }
 
@@ -445,8 +488,31 @@ absl::Status SimClient::ConnectRoom(RoomAuthority* room, std::function<void()> a
   all_room_links_.push_back(raw);
   TraceLine({{"ev", "room_connect"}, {"room", key}});
   AttachRoomTables(key);
+  RetainRoomSystemStreams(room->doc());
   raw->Connect();
   return absl::OkStatus();
+}
+
+void SimClient::RetainRoomSystemStreams(const std::string& doc) {
+  bool kept = true;
+  for (const std::string_view table :
+       {kRoomMutationOutcomesTable, kRoomClientMutationsTable, kRoomWatermarkTable}) {
+    if (!system_retained_.insert({std::string(table), doc}).second) continue;
+    kept = false;
+    SystemRetain r;
+    r.remote = RemoteQuery{std::string(kLifecycleQueryName),
+                           {{"table", table}, {"doc", doc}, {"client_id", client_id_}}};
+    r.spec.table = std::string(table);
+    r.spec.doc = doc;
+    const int64_t qid = next_local_qid_++;  // one retain-qid space with the views
+    const absl::Status s = backend_->RetainSystemQuery(qid, r.remote, r.spec);
+    TraceLine({{"ev", "system_retain"}, {"qid", qid}, {"table", table}, {"doc", doc},
+               {"ok", s.ok()}});
+    if (!s.ok()) continue;  // an unhealthy backend: client-health reports it
+    Count("client.system_retain");
+    system_retains_.emplace(qid, std::move(r));
+  }
+  if (kept) Count("client.system_retain_kept");
 }
 
 bool SimClient::DisconnectRoom(const std::string& key) {

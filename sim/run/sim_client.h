@@ -29,6 +29,18 @@
 // simulated app waits for them). on_rejected calls are recorded (rejections()). A first-time
 // push on the daemon link while an outcome frame is being handled (BeginOutcome/EndOutcome, the
 // simulation's room delivery) is a deopt flip or re-invoke, not a fold flush (outcome_pushes()).
+// System streams (issue 12, seed 002 Slice I-iii): ConnectRoom also retains, on the DAEMON
+// channel, the room doc's three lifecycle system queries (outcomes, room ledger, watermark;
+// base/lifecycle_tables.h), once per (table, doc) — the seed leaves that idempotence to the
+// caller. They stay retained after DisconnectRoom: the lifecycle rows live in the daemon's store
+// and must reach the client with no room socket alive (seed 002 §7.1 "load-bearing for §7.5": a
+// deopt row for a mid the room lmid already retired re-invokes it); a daemon reconnect
+// re-registers them like every sub. (The simulator has no scopes, so no scope-session retain.)
+// Counted as client.system_retain (a fresh retain) and client.system_retain_kept (a room
+// reconnect that found its streams retained). A first-time daemon push while a daemon frame is
+// being handled is a deopt flip / re-invoke the system stream's fold caused: recorded in
+// outcome_pushes() (client.system_deopt_push). The backend's system_folds() counters are mirrored
+// as client.system_fold.<category>.
 // Source: seed 002 (OptimisticSource, §7.5 rule 3), SPEC §2.4.
 #pragma once
 
@@ -37,6 +49,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -112,6 +125,12 @@ class SimClient : public OptimisticSource {
   absl::Status ConnectRoom(RoomAuthority* room, std::function<void()> after_push);
   // True when detached; false when deferred (pending entries of the domain) or not connected.
   bool DisconnectRoom(const std::string& key);
+  // Live system retains: retain qid → (remote query, spec), in retain order (qid order).
+  struct SystemRetain {
+    RemoteQuery remote;
+    SystemStreamSpec spec;
+  };
+  const std::map<int64_t, SystemRetain>& system_retains() const { return system_retains_; }
   // The live link to room `key`, or nullptr.
   RoomLink* room_link(const std::string& key) const;
   const std::map<std::string, std::unique_ptr<RoomLink>>& rooms() const { return rooms_; }
@@ -229,6 +248,9 @@ class SimClient : public OptimisticSource {
   void InstallRoomViewObservers();
   // The last view of a retargeted query is going: its sub goes with it, so the record does.
   void ForgetRetargetOf(int64_t local_qid);
+  void SyncSystemFoldCounters();
+  // ConnectRoom's system retains for `doc` (see the file comment).
+  void RetainRoomSystemStreams(const std::string& doc);
 
   int index_;
   std::string client_id_;
@@ -288,6 +310,10 @@ class SimClient : public OptimisticSource {
   std::function<void(const DowngradeStuckEvent&)> on_stuck_;
   int64_t context_joins_seen_ = 0;
   std::map<std::string, int64_t> seen_room_counters_;
+  std::map<int64_t, SystemRetain> system_retains_;
+  std::set<std::pair<std::string, std::string>> system_retained_;  // (table, doc)
+  bool in_daemon_frame_ = false;  // inside Receive: a fold of system frames may push
+  SystemFoldCounters seen_system_folds_;
 
   std::function<void(int64_t, const NormalizedEvent&)> on_normalized_;
   std::function<void(const ProgressFrame&)> on_progress_;

@@ -176,6 +176,9 @@ void Simulation::BuildWorld() {
     s.room_retargeted = &c->retargeted();
     s.rejections = &c->rejections();
     s.outcomes_delivered = &c->outcomes_delivered();
+    SystemRecord& sys = system_record_[c->client_id()];
+    s.system_outcomes = &sys.outcomes;
+    s.confirms_released = &sys.confirms;
     s.link = &c->link_record();
     world_.clients.push_back(std::move(s));
     c->OnStuck([this, cl = c.get()](const DowngradeStuckEvent& e) { OnRoomStuck(cl, e); });
@@ -531,14 +534,17 @@ void Simulation::Deliver(SimClient* c, const ServerFrame& frame) {
       break;
   }
   data_trace_->Frame(c->client_id(), frame, queue_.now_ms());
+  const size_t pushes = c->outcome_pushes().size();
+  NoteSystemRows(*c);
   if (c->rooms().empty()) {
     c->Receive(frame);
     if (frame.kind == ServerFrame::Kind::kProgress) FeedWatermarks(c);
-    return;
+    return NoteSystemDeoptPushes(*c, pushes);
   }
   const auto before = ChannelMarks(*c);
   c->Receive(frame);
   if (frame.kind == ServerFrame::Kind::kProgress) FeedWatermarks(c);
+  NoteSystemDeoptPushes(*c, pushes);
   Fail(props::CheckChannelIsolation(c->client_id(), std::string(kDaemonSource), before,
                                     ChannelMarks(*c)));
 }

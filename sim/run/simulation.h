@@ -98,6 +98,10 @@ class Simulation {
   void ActLocalView(const ScenarioAction& action, SimClient* client);
   void ActMutate(const ScenarioAction& action, SimClient* client);
   void ActRoomConnect(const ScenarioAction& action, SimClient* client);
+  void ShadowSystemRetains(const SimClient& client);
+  // After a daemon frame reached `c`: its system fold's deopt pushes (first `pushes_before` of
+  // outcome_pushes() were older) are the client model's invokes of those daemon mids.
+  void NoteSystemDeoptPushes(const SimClient& c, size_t pushes_before);
   void ActRoomDisconnect(const ScenarioAction& action, SimClient* client);
   // Rooms.
   void MakeRooms();
@@ -207,6 +211,16 @@ class Simulation {
   PlainTables ContextRows(const SimClient& c) const;
   void ShadowRoomFrame(const std::string& client, const std::string& key, const ServerFrame& f);
   void RefreshRoomFlags();
+  // Per client, the harness's record of what its system subs released (world.h system_outcomes,
+  // confirms_released; the latter also takes the room lmid shadow's releases).
+  struct SystemRecord {
+    std::map<std::pair<std::string, int64_t>, int64_t> outcomes;
+    std::map<std::string, int64_t> confirms;
+  };
+  std::map<std::string, SystemRecord> system_record_;
+  // After a daemon frame reached `c`: the lifecycle rows the shadow gate released into its record
+  // (client.system_only_verdict: an outcome no room frame delivered).
+  void NoteSystemRows(const SimClient& c);
   // channel-isolation: every channel's (appliedCv, buffered) of `c`.
   static std::map<std::string, std::pair<int64_t, size_t>> ChannelMarks(const SimClient& c);
   std::vector<std::unique_ptr<SimClient>> clients_;

@@ -1,8 +1,10 @@
 // simulation_rooms.cc — the Simulation's room part (simulation.h "Rooms"): making the rooms,
 // their frames and outcome faults, the room actions, the flush schedule and the room faults.
+#include <algorithm>
 #include <set>
 
 #include "base/check.h"
+#include "base/lifecycle_tables.h"
 #include "base/source_key.h"
 #include "base/str_util.h"
 #include "sim/run/simulation.h"
@@ -159,6 +161,8 @@ void Simulation::ShadowRoomFrame(const std::string& client, const std::string& k
         Count("check.room_release_cycle");
         opt_props_->OnRoomRelease(client);
       }
+      int64_t& confirmed = system_record_[client].confirms[key];
+      confirmed = std::max(confirmed, s.released);
       return;
     }
     case ServerFrame::Kind::kOutcome:
@@ -183,14 +187,18 @@ void Simulation::RefreshRoomFlags() {
     s.room_unsettled_ids.clear();
     const auto progress = daemon_progress_.find(c.client_id());
     for (const auto& [key, carried] : c.room_carried()) {
-      const int64_t released = room_lmid_[{c.client_id(), key}].released;
+      // The room lmid stream's release, or a daemon-carried room-ledger row's (system streams).
+      const int64_t released = std::max(room_lmid_[{c.client_id(), key}].released,
+                                        system_record_[c.client_id()].confirms[key]);
+      const auto& sys_outcomes = system_record_[c.client_id()].outcomes;
       for (const MutationEnvelope& e : carried) {
         auto rec = records.find({c.client_id(), key, e.mid});
         // A rejected or confirmed entry retires only at its room lmid release; a deopt leaves
         // the room domain as its outcome is handled (then its daemon re-send is tracked below).
         bool settled = rec != records.end() &&
                        (released >= e.mid || (rec->second->fate == RoomFate::kDeopt &&
-                                              c.outcomes_delivered().contains({key, e.mid})));
+                                              (c.outcomes_delivered().contains({key, e.mid}) ||
+                                               sys_outcomes.contains({key, e.mid}))));
         // The room's verdict shows in the client's views at its next daemon release (one
         // engine baseline, backend.h): settled once a daemon progress arrived after it.
         if (settled) {
@@ -237,9 +245,57 @@ void Simulation::ActRoomConnect(const ScenarioAction& action, SimClient* client)
     return;
   }
   Count("action.room_connect");
+  ShadowSystemRetains(*client);
   observer_->OnMark(client->client_id(), queue_.now_ms(), StrCat("room connect ", action.doc),
                     "action");
   PlanRoomViews(client, room);
+}
+
+void Simulation::NoteSystemDeoptPushes(const SimClient& c, size_t pushes_before) {
+  for (size_t i = pushes_before; i < c.outcome_pushes().size(); ++i) {
+    opt_props_->OnInvoke(c.client_id(), c.outcome_pushes()[i]);
+  }
+}
+
+void Simulation::NoteSystemRows(const SimClient& c) {
+  SystemRecord& rec = system_record_[c.client_id()];
+  for (const props::OptimisticInvariants::SystemRow& r : opt_props_->TakeSystemReleased(c.client_id())) {
+    if (r.op == RowOp::Kind::kRemove) continue;  // retention pruning: no verdict, no confirm
+    auto cell = [&](std::string_view col) -> const Value* {
+      auto it = std::find(r.columns.begin(), r.columns.end(), col);
+      const size_t i = static_cast<size_t>(it - r.columns.begin());
+      return it == r.columns.end() || i >= r.row.size() ? nullptr : &r.row[i];
+    };
+    const Value* doc = cell("doc");
+    const Value* client = cell("client_id");
+    if (doc == nullptr || !doc->is_string() || client == nullptr ||
+        *client != Value::String(c.client_id())) {
+      continue;
+    }
+    const std::string key = RoomSourceKey(doc->as_string());
+    if (r.table == kRoomMutationOutcomesTable) {
+      const Value* mid = cell("mid");
+      if (mid == nullptr || mid->kind() != Value::Kind::kInt) continue;
+      if (++rec.outcomes[{key, mid->as_int()}] == 1 &&
+          !c.outcomes_delivered().contains({key, mid->as_int()})) {
+        Count("client.system_only_verdict");  // the verdict reached it only through the daemon
+      }
+    } else if (r.table == kRoomClientMutationsTable) {
+      const Value* lmid = cell("last_mutation_id");
+      if (lmid == nullptr || lmid->kind() != Value::Kind::kInt) continue;
+      int64_t& confirmed = rec.confirms[key];
+      confirmed = std::max(confirmed, lmid->as_int());
+      Count("client.system_ledger_row");
+    }
+  }
+}
+
+// The shadow gate and client model learn the client's system subs from the harness's record of
+// the retains it made (SimClient::system_retains), idempotently.
+void Simulation::ShadowSystemRetains(const SimClient& client) {
+  for (const auto& [qid, r] : client.system_retains()) {
+    opt_props_->OnSystemRetain(client.client_id(), qid, r.remote.Key(), r.spec.table);
+  }
 }
 
 void Simulation::ActRoomDisconnect(const ScenarioAction& action, SimClient* client) {
