@@ -188,6 +188,7 @@ json ApplyTxns(Db& db, const ParsedTxns& txns) {
   std::vector<double> commit_ms, txn_ms;
   std::map<std::string, std::vector<double>> by_kind;
   size_t events = 0;
+  const double cpu0 = CpuMs();
   for (const auto& [kind, ops] : txns) {
     const auto t1 = Clock::now();
     auto tx = db.Write();
@@ -206,6 +207,7 @@ json ApplyTxns(Db& db, const ParsedTxns& txns) {
     commit_ms.push_back(c);
     by_kind[kind].push_back(c);
   }
+  const double cpu = CpuMs() - cpu0;  // includes the untimed destruction of txns and batches
   double total = 0;
   for (double t : txn_ms) total += t;
   json kinds = json::object();
@@ -216,11 +218,43 @@ json ApplyTxns(Db& db, const ParsedTxns& txns) {
           {"commitP99", Rank(commit_ms, 0.99)},
           {"commitMax", Rank(commit_ms, 1.0)},
           {"txnsPerSec", total > 0 ? static_cast<double>(txn_ms.size()) / (total / 1000) : 0},
+          {"cpuMs", cpu},
           {"commitMedianByKind", kinds}};
 }
 
+// The txns undone: each txn's ops inverted (add <-> remove, edit old <-> new), txns and ops in
+// reverse order, so applying `txns` then these returns every table to its state before.
+ParsedTxns InverseTxns(const ParsedTxns& txns) {
+  ParsedTxns out;
+  for (auto t = txns.rbegin(); t != txns.rend(); ++t) {
+    std::vector<TxnOp> ops;
+    for (auto op = t->second.rbegin(); op != t->second.rend(); ++op) {
+      if (op->op == "edit") ops.push_back({"edit", op->table, op->old, op->row});
+      else ops.push_back({op->op == "add" ? "remove" : "add", op->table, op->row, {}});
+    }
+    out.emplace_back(t->first + " (undo)", std::move(ops));
+  }
+  return out;
+}
+
+// --txn-loops N (profiling only, not part of the procedure): after the txn phase, N more rounds
+// of (the txns undone, the txns again) — a steady commit-path load for `perf record`; reports
+// our thread's CPU µs per txn over the rounds.
+json ProfileTxnLoop(Db& db, const ParsedTxns& txns, int loops) {
+  const ParsedTxns undo = InverseTxns(txns);
+  const double cpu0 = CpuMs();
+  const auto t0 = Clock::now();
+  for (int i = 0; i < loops; ++i) {
+    ApplyTxns(db, undo);
+    ApplyTxns(db, txns);
+  }
+  const double n = 2.0 * loops * static_cast<double>(txns.size());
+  return {{"loops", loops}, {"cpuUsPerTxn", (CpuMs() - cpu0) * 1e3 / n},
+          {"wallUsPerTxn", MsSince(t0) * 1e3 / n}};
+}
+
 json ChildRun(const Schema& schema, const std::vector<std::pair<int64_t, Ast>>& queries,
-              const std::string& rows_path, const std::string& txns_path) {
+              const std::string& rows_path, const std::string& txns_path, int txn_loops) {
   json out;
   const ParsedTxns txns = ReadTxns(txns_path);  // parsed before anything is timed
   out["phases"]["start"] = Phase();
@@ -249,6 +283,7 @@ json ChildRun(const Schema& schema, const std::vector<std::pair<int64_t, Ast>>& 
   out["phases"]["hydrate"] = Phase();
   out["txns"] = ApplyTxns(db, txns);
   out["phases"]["txns"] = Phase();
+  if (txn_loops > 0) out["txnLoop"] = ProfileTxnLoop(db, txns, txn_loops);
   for (const auto& [qid, ast] : queries) {
     std::vector<double> reps;
     for (int r = 0; r < 5; ++r) {
@@ -416,6 +451,10 @@ void PrintScale(const std::string& sc, const std::vector<json>& ours, const std:
     PrintLine(f.name, Scaled(MedianOf(ours, f.get), f.scale), Scaled(MedianOf(real, f.get), f.scale),
               f.higher_is_better);
   }
+  // Our thread's CPU over the whole txn phase: the figure to compare our engine before and after
+  // a change on a shared machine (Node's CPU time is not comparable: GC and compiler threads).
+  PrintLine("txn phase thread CPU ms (ours)", MedianOf(ours, Path({"txns", "cpuMs"})),
+            std::nullopt, false);
   std::printf("  per run (in run order), txns/s ours | real:");
   for (size_t i = 0; i < ours.size(); ++i) {
     std::printf(" %s|%s", Fmt(Path({"txns", "txnsPerSec"})(ours[i])).c_str(),
@@ -465,7 +504,7 @@ void PrintScalingTable(const std::vector<ScaleResult>& results) {
 
 struct Options {
   std::string data, scale_arg = "all", real_mode = "auto", node = "node", child_scale;
-  int runs = 3;
+  int runs = 3, txn_loops = 0;
   bool warmup = true;
 };
 
@@ -484,6 +523,7 @@ Options ParseFlags(int argc, char** argv) {
     else if (a == "--node") o.node = next();
     else if (a == "--no-warmup") o.warmup = false;
     else if (a == "--child") o.child_scale = next();
+    else if (a == "--txn-loops") o.txn_loops = std::max(0, std::atoi(next().c_str()));
     else if (a == "--help" || a == "-h") {
       std::printf(
           "usage: workload_bench --data DIR [--scale 1k|10k|100k|1M|all|A,B,...] [--runs N]\n"
@@ -492,7 +532,9 @@ Options ParseFlags(int argc, char** argv) {
           "  node ../shared/bench/gen.mjs all DIR   (1M: node bench/gen_scale.mjs 1M 1000000 DIR)\n"
           "--real auto runs the real engine (Node + conformance/node/node_modules) beside ours,\n"
           "alternating per run; without them it prints the stored figures, labelled.\n"
-          "--no-warmup skips the real engine's 1k warm-up pass in its process.\n");
+          "--no-warmup skips the real engine's 1k warm-up pass in its process.\n"
+          "Profiling: workload_bench --data DIR --child 100k --txn-loops N runs ours alone and,\n"
+          "after the txn phase, N rounds of the txns undone and redone (for perf record).\n");
       std::exit(0);
     } else {
       Die("unknown flag " + a + " (see --help)");
@@ -567,7 +609,7 @@ int main(int argc, char** argv) {
   if (!o.child_scale.empty()) {
     const std::string base = o.data + "/";
     const json out = ChildRun(*schema, queries, base + "rows-" + o.child_scale + ".jsonl",
-                              base + "txns-" + o.child_scale + ".jsonl");
+                              base + "txns-" + o.child_scale + ".jsonl", o.txn_loops);
     std::printf("%s\n", out.dump().c_str());
     return 0;
   }

@@ -66,31 +66,48 @@ Row Table::KeyRow(const RowValues& pk) const {
   return MakeRow(std::move(cells));
 }
 
-Row Table::Put(const RowValues& pk, Row row, bool optimistic) {
+Row Table::Put(const RowValues& pk, Row row, bool optimistic, std::optional<Row>* old_overlay) {
+  // One search of head and of the overlay each (their positions serve as insert hints).
+  const RowPkLess& by_pk = rows_.key_comp();
   Row old;
-  auto it = rows_.find(pk);
-  if (it != rows_.end()) old = *it;
-  if (optimistic && !local_ && !overlay_.contains(pk)) {
-    overlay_.emplace(old ? old : (row ? row : KeyRow(pk)), old);
+  auto it = rows_.lower_bound(pk);
+  if (it != rows_.end() && by_pk.Compare(**it, pk) == 0) old = *it;
+  if (old_overlay != nullptr || (optimistic && !local_)) {
+    auto ov = overlay_.lower_bound(pk);
+    const bool present = ov != overlay_.end() && by_pk.Compare(*ov->first, pk) == 0;
+    if (old_overlay != nullptr) {
+      *old_overlay = present ? std::optional<Row>(ov->second) : std::nullopt;
+    }
+    if (!present && optimistic && !local_) {
+      overlay_.emplace_hint(ov, old ? old : (row ? row : KeyRow(pk)), old);
+    }
   }
-  if (old) {
-    for (auto& [key, idx] : indexes_) {
+  for (auto& [key, idx] : indexes_) {
+    if (old && row && CompareBySort(*idx.sort, *old, *row) == 0) {
+      // Same position under this index's sort (an edit of columns it does not order by):
+      // replace the reference in place — one search instead of an erase and an insert.
+      auto at = idx.set->find(old);
+      RINDLE_CHECK(at != idx.set->end());
+      const_cast<Row&>(*at) = row;
+      continue;
+    }
+    if (old) {
       const size_t n = idx.set->erase(old);
       RINDLE_CHECK_EQ(n, size_t{1});
     }
-  }
-  if (row) {
-    if (it != rows_.end()) {
-      // Same pk, so the set's order is unchanged: replace the reference in place.
-      const_cast<Row&>(*it) = row;
-    } else {
-      rows_.insert(row);
-    }
-    for (auto& [key, idx] : indexes_) {
+    if (row) {
       const bool inserted = idx.set->insert(row).second;
       RINDLE_CHECK(inserted);
     }
-  } else if (it != rows_.end()) {
+  }
+  if (row) {
+    if (old) {
+      // Same pk, so the set's order is unchanged: replace the reference in place.
+      const_cast<Row&>(*it) = row;
+    } else {
+      rows_.insert(it, row);
+    }
+  } else if (old) {
     rows_.erase(it);
   }
   return old;

@@ -111,8 +111,11 @@ class Table {
   Row Find(const RowValues& pk) const;
   // Sets head[pk] = row (nullptr erases) in every index; returns the previous row (or nullptr).
   // For a tracked table, `optimistic` writes record the pre-write row into the sync overlay the
-  // first time a pk is touched; rebase writes (optimistic=false) do not.
-  Row Put(const RowValues& pk, Row row, bool optimistic);
+  // first time a pk is touched; rebase writes (optimistic=false) do not. `old_overlay`, when
+  // given, receives OverlayEntry(pk) as it was before the write (a txn's undo record; found by
+  // the same search).
+  Row Put(const RowValues& pk, Row row, bool optimistic,
+          std::optional<Row>* old_overlay = nullptr);
 
   // An index ordered by `sort` (which must end with the pk columns); created on first acquire,
   // dropped when the last holder releases it.

@@ -15,7 +15,7 @@ Value Value::Number(double d) {
     return Int(static_cast<int64_t>(d));
   }
   Value v;
-  v.kind_ = Kind::kDouble;
+  v.tag_ = Tag(Kind::kDouble);
   v.double_ = d;
   return v;
 }
@@ -28,7 +28,7 @@ double Value::as_double() const {
 
 void Value::BadAccess(Kind wanted) const {
   internal::CheckFail(__FILE__, __LINE__,
-                      StrCat("Value of kind ", static_cast<int>(kind_), " read as kind ",
+                      StrCat("Value of kind ", static_cast<int>(kind()), " read as kind ",
                              static_cast<int>(wanted), ": ", DebugString()));
 }
 
@@ -82,7 +82,7 @@ int KindRank(Value::Kind k) {
 }
 }  // namespace
 
-int CompareValues(const Value& a, const Value& b) {
+int CompareValuesSlow(const Value& a, const Value& b) {
   const int ra = KindRank(a.kind()), rb = KindRank(b.kind());
   if (ra != rb) return ra < rb ? -1 : 1;
   switch (a.kind()) {

@@ -10,8 +10,9 @@
 // rank so that indexes stay totally ordered even then.
 //
 // Representation (issue 16): 16 bytes — an 8-byte payload (bool, int64, double, or a pointer to
-// the string's interned copy, string_pool.h) and the kind. Copies of a string cell share its
-// text; ordering and hashing are by the text, never by the pointer.
+// the string's interned copy, string_pool.h) and a tag: the kind, and for a string its first 7
+// bytes, so CompareValues decides most string compares without reading the text. Copies of a
+// string cell share its text; ordering and hashing are by the text, never by the pointer.
 #pragma once
 
 #include <cstdint>
@@ -31,42 +32,42 @@ class Value {
   enum class Kind : uint8_t { kNull = 0, kBool = 1, kInt = 2, kDouble = 3, kString = 4 };
 
   Value() = default;  // null
-  Value(const Value& o) : bits_(o.bits_), kind_(o.kind_) {
-    if (kind_ == Kind::kString) internal::RefString(str_);
+  Value(const Value& o) : bits_(o.bits_), tag_(o.tag_) {
+    if (kind() == Kind::kString) internal::RefString(str_);
   }
-  Value(Value&& o) noexcept : bits_(o.bits_), kind_(o.kind_) { o.kind_ = Kind::kNull; }
+  Value(Value&& o) noexcept : bits_(o.bits_), tag_(o.tag_) { o.tag_ = 0; }
   Value& operator=(const Value& o) {
-    if (o.kind_ == Kind::kString) internal::RefString(o.str_);  // first: o may be *this
+    if (o.kind() == Kind::kString) internal::RefString(o.str_);  // first: o may be *this
     Release();
     bits_ = o.bits_;
-    kind_ = o.kind_;
+    tag_ = o.tag_;
     return *this;
   }
   Value& operator=(Value&& o) noexcept {
     if (this != &o) {
       Release();
       bits_ = o.bits_;
-      kind_ = o.kind_;
-      o.kind_ = Kind::kNull;
+      tag_ = o.tag_;
+      o.tag_ = 0;
     }
     return *this;
   }
   ~Value() { Release(); }
 
   static Value Null() { return Value(); }
-  static Value Bool(bool b) { Value v; v.kind_ = Kind::kBool; v.bool_ = b; return v; }
-  static Value Int(int64_t i) { Value v; v.kind_ = Kind::kInt; v.int_ = i; return v; }
+  static Value Bool(bool b) { Value v; v.tag_ = Tag(Kind::kBool); v.bool_ = b; return v; }
+  static Value Int(int64_t i) { Value v; v.tag_ = Tag(Kind::kInt); v.int_ = i; return v; }
   // Normalizes an integral double in int64 range to Int.
   static Value Number(double d);
   // Interned (string_pool.h): equal strings share one pooled copy.
   static Value String(std::string s) {
     Value v;
-    v.kind_ = Kind::kString;
     v.str_ = internal::InternString(std::move(s));
+    v.tag_ = StringTag(v.str_->text);
     return v;
   }
 
-  Kind kind() const { return kind_; }
+  Kind kind() const { return static_cast<Kind>(tag_ & 0xff); }
   bool is_null() const { return kind() == Kind::kNull; }
   bool is_bool() const { return kind() == Kind::kBool; }
   bool is_number() const { return kind() == Kind::kInt || kind() == Kind::kDouble; }
@@ -99,16 +100,29 @@ class Value {
   }
 
  private:
+  friend int CompareValues(const Value& a, const Value& b);
+  static constexpr uint64_t Tag(Kind k) { return static_cast<uint64_t>(k); }
+  // The kind, and above it a string's first 7 bytes big-endian (zero-padded): comparing two
+  // string tags as integers orders them as their texts whenever the tags differ.
+  static uint64_t StringTag(const std::string& s) {
+    uint64_t prefix = 0;
+    for (size_t i = 0; i < 7; ++i) {
+      prefix = (prefix << 8) | (i < s.size() ? static_cast<unsigned char>(s[i]) : 0);
+    }
+    return (prefix << 8) | Tag(Kind::kString);
+  }
   void Release() {
-    if (kind_ == Kind::kString) internal::UnrefString(str_);
+    if (kind() == Kind::kString) internal::UnrefString(str_);
   }
   void Expect(Kind k) const {
-    if (kind_ != k) BadAccess(k);
+    if (kind() != k) BadAccess(k);
   }
   [[noreturn]] void BadAccess(Kind wanted) const;
 
-  // 16 bytes: one 8-byte payload and the kind. No cell owns heap memory of its own: a string
-  // cell holds one reference to its pooled copy.
+  // 16 bytes: one 8-byte payload and the tag (the kind in its low byte; for a string, its first
+  // 7 bytes above it — issue 16, commit path: most compares of two string cells, e.g. on every
+  // step down an index by pk, decide on the tags without reading either text). No cell owns heap
+  // memory of its own: a string cell holds one reference to its pooled copy.
   union {
     uint64_t bits_ = 0;
     bool bool_;
@@ -116,11 +130,24 @@ class Value {
     double double_;
     const internal::PooledString* str_;
   };
-  Kind kind_ = Kind::kNull;
+  uint64_t tag_ = 0;  // kNull
 };
 
-// Total order of SPEC §2.1 (see header comment). Returns <0, 0, >0.
-int CompareValues(const Value& a, const Value& b);
+// The general case of CompareValues (value.cc).
+int CompareValuesSlow(const Value& a, const Value& b);
+
+// Total order of SPEC §2.1 (see header comment). Returns <0, 0, >0. Inline: the hot path of
+// every index step. Equal tags and payloads are equal values (a string: the same pooled copy;
+// a double: the same bits — NaN is never stored).
+inline int CompareValues(const Value& a, const Value& b) {
+  if (a.tag_ == b.tag_) {
+    if (a.bits_ == b.bits_) return 0;
+    if (a.kind() == Value::Kind::kInt) return a.int_ < b.int_ ? -1 : 1;
+  } else if (a.kind() == Value::Kind::kString && b.kind() == Value::Kind::kString) {
+    return a.tag_ < b.tag_ ? -1 : 1;  // the first 7 bytes differ
+  }
+  return CompareValuesSlow(a, b);
+}
 inline bool operator==(const Value& a, const Value& b) { return CompareValues(a, b) == 0; }
 inline bool operator!=(const Value& a, const Value& b) { return CompareValues(a, b) != 0; }
 inline bool operator<(const Value& a, const Value& b) { return CompareValues(a, b) < 0; }

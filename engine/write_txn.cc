@@ -59,14 +59,13 @@ void WriteTxn::Stage(Table* table, const RowValues& pk, Row row) {
   RINDLE_CHECK(table != nullptr);
   UndoRecord u;
   u.table = table;
-  u.old_overlay = table->OverlayEntry(pk);
   auto& acc = db_->accum_[table->name()];
   auto it = acc.find(pk);
   if (it != acc.end()) {
     u.had_accum = true;
     u.old_accum = it->second;
   }
-  u.old_row = table->Put(pk, row, /*optimistic=*/true);
+  u.old_row = table->Put(pk, row, /*optimistic=*/true, &u.old_overlay);
   if (it == acc.end()) {
     acc.emplace(pk, NetChange{u.old_row, row});
   } else {

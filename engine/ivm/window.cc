@@ -56,15 +56,22 @@ WindowDelta UpdateWindow(const Level& level, const RowValues* key,
     touch(row).after = row;
   };
 
-  // 1. Candidates leave the window (they re-enter below if they still belong).
+  // Whether `row` sorts after the old bound of a full window (so it is not, and cannot enter,
+  // the window): one row compare, decided before any window search or membership test (a
+  // membership test may probe EXISTS subqueries).
+  auto beyond_bound = [&](const Row& row) {
+    return was_full && (!bound || CompareBySort(sort, *row, *bound) > 0);
+  };
+  // 1. Candidates leave the window (they re-enter below if they still belong). A full window
+  //    holds only rows up to its bound.
   for (const NetChange* c : candidates) {
-    if (c->before) erase(c->before);
+    if (c->before && !beyond_bound(c->before)) erase(c->before);
   }
   // 2. Members now enter when they sort within the old bound.
   if (!limited || limit > 0) {
     for (const NetChange* c : candidates) {
+      if (!c->after || beyond_bound(c->after)) continue;
       if (!level.MemberUnder(c->after, key)) continue;
-      if (was_full && (!bound || CompareBySort(sort, *c->after, *bound) > 0)) continue;
       insert(c->after);
     }
   }
