@@ -58,6 +58,7 @@ ShrinkCommandOptions GroupShrink(const FailureGroup& g, const AutoShrinkOptions&
   ShrinkCommandOptions so;
   so.seed = g.representative;
   so.swarm = options.swarm;
+  so.room_views = options.room_views;
   so.merge = options.merge;
   so.max_runs = options.max_runs;
   so.time_budget_ms = options.time_budget_ms;

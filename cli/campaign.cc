@@ -38,7 +38,7 @@ volatile std::sig_atomic_t g_interrupted = 0;
 void OnSigint(int) { g_interrupted = 1; }
 
 RunFlags RunFlagsOf(const CampaignOptions& options) {
-  return RunFlags{options.max_steps, options.swarm, options.target};
+  return RunFlags{options.max_steps, options.swarm, options.target, options.room_views};
 }
 
 // Walks the seeds of [first, last] on the shard, in increasing order, without overflow.
@@ -233,6 +233,7 @@ class Campaign {
     RunOptions base;
     if (options.max_steps > 0) base.max_steps = options.max_steps;
     base.swarm = options.swarm;
+    base.room_views = options.room_views;
     return base;
   }
   std::string TwinTrace(uint64_t seed, int twin) const {
@@ -543,6 +544,7 @@ void Campaign::AutoShrink() {
   so.corpus_dir = options_.corpus_dir;
   so.jobs = options_.jobs;
   so.swarm = options_.swarm;
+  so.room_views = options_.room_views;
   so.merge = options_.target == "merge";
   so.max_steps = options_.max_steps;
   so.time_budget_ms = options_.shrink_time_ms;

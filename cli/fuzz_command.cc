@@ -114,7 +114,7 @@ absl::Status ReadRunFlags(const ParsedArgs& p, CampaignOptions& o) {
   return absl::OkStatus();
 }
 
-// --junit (after --out: they must differ), --determinism-check, --swarm.
+// --junit (after --out: they must differ), --determinism-check, --swarm, --room-views.
 absl::Status ReadCheckFlags(const ParsedArgs& p, CampaignOptions& o) {
   if (auto junit = p.get("junit")) {
     if (auto err = CheckWritable("junit", *junit)) return Bad(*err);
@@ -134,6 +134,11 @@ absl::Status ReadCheckFlags(const ParsedArgs& p, CampaignOptions& o) {
     absl::StatusOr<bool> on = ParseOnOff("swarm", *swarm);
     if (!on.ok()) return Bad(on.status());
     o.swarm = *on;
+  }
+  if (auto views = p.get("room-views")) {
+    absl::StatusOr<bool> on = ParseOnOff("room-views", *views);
+    if (!on.ok()) return Bad(on.status());
+    o.room_views = *on;
   }
   return absl::OkStatus();
 }
@@ -166,7 +171,7 @@ absl::Status ReadShrinkFlags(const ParsedArgs& p, CampaignOptions& o) {
 int FuzzCommand(const std::vector<std::string>& args) {
   FlagSpec spec{{"seeds", "time", "jobs", "shard", "out", "max-steps", "junit",
                  "determinism-check", "swarm", "corpus", "shrink-time", "seed-timeout",
-                 "base-seed", "target"},
+                 "base-seed", "target", "room-views"},
                 {"quiet", "resume", "auto-shrink"}};
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, spec);
   if (!parsed.ok()) return Usage("fuzz", std::string(parsed.status().message()));

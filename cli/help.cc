@@ -50,11 +50,14 @@ Options:
   --max-steps K    per-seed event budget (a run not quiescent by then fails `liveness`)
   --swarm on|off   swarm testing: each seed draws which action and fault kinds are on and
                    their rates (default on); off runs the default mix
+  --room-views on|off
+                   on: every seed's scenario drives the rooms' view plane (retarget into
+                   rooms, late joins, demotes; config.room_views); default off
   --resume         continue a killed campaign: seeds already in the results file are not
                    run again (and their results are kept); a torn last line is cut off
-                   (that seed runs again); a file made under other --max-steps/--swarm, a
-                   foreign or missing header, a bad seed or a conflicting duplicate line
-                   refuse the resume (naming the line)
+                   (that seed runs again); a file made under other --max-steps/--swarm/
+                   --room-views, a foreign or missing header, a bad seed or a conflicting
+                   duplicate line refuse the resume (naming the line)
   --junit FILE     also write a JUnit XML summary (one testcase per seed)
   --determinism-check F
                    the fraction of seeds run twice in separate workers, comparing trace
@@ -75,7 +78,7 @@ Options:
 
 Failing seeds are printed as they are found, with the command that reproduces them:
   seed=<n> property=<name> step=<k> <message>
-    reproduce: rindle-sim run --seed <n> [--max-steps K] [--swarm off]
+    reproduce: rindle-sim run --seed <n> [--max-steps K] [--swarm off] [--room-views on]
 A crashed run (e.g. a failed CHECK) fails its seed with property `crash`, the CHECK message
 as its message; a worker killed from outside (kill -9) has its seed run once more first. The
 campaign goes on.
@@ -97,6 +100,8 @@ Options:
   --note TEXT            with --emit-scenario: the scenario's one-line note
   --swarm on|off         with --seed: swarm testing (each seed draws which action and
                          fault kinds are on, and their rates; default on) or the default mix
+  --room-views on|off    with --seed: the generated scenario drives the rooms' view plane
+                         (config.room_views; default off); a scenario file carries its own
   --trace FILE           write the full trace, one JSON object per line: every action,
                          frame, push, ack, injected fault (with its parameters) and applied
                          write; rows appear as hashes (what the digest covers) and, in a
@@ -111,7 +116,7 @@ Options:
   --steps                print the scenario's steps (one line per action and fault)
   --max-steps K          event budget (a run not quiescent by then fails `liveness`)
   --target merge         run a merge-campaign seed or merge scenario file instead (no
-                         --trace, --timeline, --swarm or --note)
+                         --trace, --timeline, --swarm, --room-views or --note)
 
 Prints `seed=S ok digest=... steps=... virtual_ms=...`, or on failure
 `seed=S property=<name> step=<k> <message>` followed by the digest line, then the counters.
@@ -126,7 +131,8 @@ Usage:
   rindle-sim shrink --scenario FILE [options]
 
 Options:
-  --seed S          generate seed S's scenario (with --swarm on|off, default on) and shrink it
+  --seed S          generate seed S's scenario (with --swarm on|off, default on, and
+                    --room-views on|off, default off) and shrink it
   --scenario FILE   shrink a saved scenario (rindle-scenario/2, or a /1 seed-only file)
   --max-runs N      at most N simulation runs (default 2000)
   --time BUDGET     wall-clock budget (60, 60s, 5m; default 60s)
@@ -178,7 +184,7 @@ Usage:
 Each FILE is a `fuzz --out` results file (e.g. of `fuzz --shard I/N` on N machines). All are
 read and checked before anything is written: each needs its header and no torn last line,
 and all must come from one build (commit) and the same run-changing options (--max-steps,
---swarm). A seed found in two files must have the same result there.
+--swarm, --room-views). A seed found in two files must have the same result there.
 
 Prints the summary a one-machine campaign prints over the same seeds (seeds, failures with
 reproduce commands, the counters table, the health section) and writes MERGED: the header,

@@ -32,7 +32,8 @@ namespace rindle::sim::cli {
 namespace {
 
 int ShrinkCommand(const std::vector<std::string>& args) {
-  FlagSpec spec{{"seed", "scenario", "max-runs", "time", "out", "corpus", "swarm", "target"},
+  FlagSpec spec{{"seed", "scenario", "max-runs", "time", "out", "corpus", "swarm", "target",
+                 "room-views"},
                 {"quiet"}};
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, spec);
   if (!parsed.ok()) return Usage("shrink", std::string(parsed.status().message()));
@@ -61,6 +62,11 @@ int ShrinkCommand(const std::vector<std::string>& args) {
     absl::StatusOr<bool> on = ParseOnOff("swarm", *swarm);
     if (!on.ok()) return Usage("shrink", std::string(on.status().message()));
     options.swarm = *on;
+  }
+  if (auto views = parsed->get("room-views")) {
+    absl::StatusOr<bool> on = ParseOnOff("room-views", *views);
+    if (!on.ok()) return Usage("shrink", std::string(on.status().message()));
+    options.room_views = *on;
   }
   if (auto n = parsed->get("max-runs")) {
     absl::StatusOr<int64_t> v = ParseIntInRange("max-runs", *n, 1, 100000000);

@@ -84,6 +84,7 @@ RunFlags FlagsOf(const nlohmann::json& options) {
   const int64_t steps = options.value("max_steps", int64_t{0});
   if (steps != RunOptions{}.max_steps) f.max_steps = steps;
   f.swarm = options.value("swarm", true);
+  f.room_views = options.value("room_views", false);
   return f;
 }
 

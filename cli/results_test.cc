@@ -88,6 +88,51 @@ TEST(ResultsTest, PrintedReproduceCommandReproducesTheFailure) {
   EXPECT_EQ(checked, 2) << o.output;
 }
 
+// `--room-views on` is a scenario property, not the environment: it reaches the generated
+// scenario (config.room_views), the results header, the printed reproduce command (which then
+// fails the same way) and a resume under the other setting is refused. Off (the default), the
+// emitted scenario has no room_views and `run --seed 7` keeps its digest. Before: only
+// RINDLE_SIM_ROOM_VIEWS in the environment turned the plane on, and no command showed it.
+TEST(ResultsTest, RoomViewsFlagReachesTheScenarioAndTheReproduceCommand) {
+  const std::string dir = TestDir();
+  const std::string out = dir + "/r.jsonl";
+  Outcome o = RunCli("fuzz --seeds 5..5 --max-steps 300 --room-views on --quiet "
+                     "--determinism-check 0 --out '" + out + "'");
+  ASSERT_EQ(o.exit_code, 1) << o.output;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(o.output, m, std::regex(
+      R"(seed=5 property=(\S+) step=(\d+)[^\n]*\n  reproduce: (rindle-sim run [^\n]*)\n)")))
+      << o.output;
+  const std::string property = m[1], step = m[2], cmd = m[3];
+  EXPECT_EQ(cmd, "rindle-sim run --seed 5 --max-steps 300 --room-views on");
+  Outcome again = RunCli(cmd.substr(std::string("rindle-sim ").size()));
+  EXPECT_EQ(again.exit_code, 1) << again.output;
+  EXPECT_TRUE(Contains(again.output, "property=" + property + " step=" + step)) << again.output;
+  EXPECT_TRUE(Contains(again.output, "room_views.enabled")) << again.output;
+  const nlohmann::json header = nlohmann::json::parse(Lines(ReadFile(out))[0]);
+  EXPECT_EQ(header["options"]["room_views"], true) << header.dump();
+  Outcome resume = RunCli("fuzz --seeds 5..6 --max-steps 300 --quiet --resume --out '" + out +
+                          "'");
+  EXPECT_EQ(resume.exit_code, 2) << resume.output;
+  EXPECT_TRUE(Contains(resume.output, "--room-views: the file has true, this campaign nothing"))
+      << resume.output;
+
+  const std::string on_file = dir + "/on.json", off_file = dir + "/off.json";
+  ASSERT_NE(RunCli("run --seed 7 --room-views on --emit-scenario '" + on_file + "'").exit_code, 2);
+  EXPECT_EQ(nlohmann::json::parse(ReadFile(on_file))["config"]["room_views"], true);
+  Outcome off = RunCli("run --seed 7 --emit-scenario '" + off_file + "'");
+  EXPECT_FALSE(nlohmann::json::parse(ReadFile(off_file))["config"].contains("room_views"));
+  EXPECT_FALSE(Contains(off.output, "room_views.enabled")) << off.output;
+  Outcome explicit_off = RunCli("run --seed 7 --room-views off");
+  const std::regex digest_re("digest=([0-9a-f]{16})");
+  std::smatch a, b;
+  ASSERT_TRUE(std::regex_search(off.output, a, digest_re)) << off.output;
+  ASSERT_TRUE(std::regex_search(explicit_off.output, b, digest_re)) << explicit_off.output;
+  EXPECT_EQ(a[1], b[1]);
+  EXPECT_EQ(RunCli("run --seed 7 --room-views maybe").exit_code, 2);
+  EXPECT_EQ(RunCli("shrink --seed 7 --room-views maybe").exit_code, 2);
+}
+
 // A results file starts with a header (format, version, commit, options) and each seed line
 // carries the options; --resume under other options is refused naming the option and both
 // values, and the file is left as it was.

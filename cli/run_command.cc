@@ -31,8 +31,8 @@ namespace rindle::sim::cli {
 namespace {
 
 // Generates the scenario of `seed`, or prints why not (exit 2).
-std::optional<int> Generate(uint64_t seed, bool swarm, Scenario& scenario) {
-  absl::StatusOr<Scenario> generated = GenerateScenario(seed, {swarm});
+std::optional<int> Generate(uint64_t seed, const RunOptions& options, Scenario& scenario) {
+  absl::StatusOr<Scenario> generated = GenerateScenario(seed, {options.swarm, options.room_views});
   if (!generated.ok()) {
     std::fprintf(stderr, "rindle-sim run: %s\n", std::string(generated.status().message()).c_str());
     return 2;
@@ -42,7 +42,7 @@ std::optional<int> Generate(uint64_t seed, bool swarm, Scenario& scenario) {
 }
 
 // --scenario FILE: loaded; a seed-only /1 file is generated from its seed (keeping max_steps).
-std::optional<int> Load(const std::string& path, bool swarm, Scenario& scenario) {
+std::optional<int> Load(const std::string& path, const RunOptions& options, Scenario& scenario) {
   absl::StatusOr<Scenario> loaded = LoadScenario(path);
   if (!loaded.ok()) {
     std::fprintf(stderr, "rindle-sim run: --scenario: %s\n",
@@ -52,12 +52,12 @@ std::optional<int> Load(const std::string& path, bool swarm, Scenario& scenario)
   scenario = *std::move(loaded);
   if (scenario.generated) return std::nullopt;
   const std::optional<int64_t> max_steps = scenario.max_steps;
-  if (auto code = Generate(scenario.seed, swarm, scenario)) return code;
+  if (auto code = Generate(scenario.seed, options, scenario)) return code;
   scenario.max_steps = max_steps;
   return std::nullopt;
 }
 
-// --seed | --scenario, and --swarm: the scenario to run. Returns the exit code on an error.
+// --seed | --scenario, --swarm and --room-views: the scenario to run. Returns the exit code on an error.
 std::optional<int> ReadScenario(const ParsedArgs& p, RunOptions& options, Scenario& scenario) {
   auto seed_text = p.get("seed");
   auto scenario_path = p.get("scenario");
@@ -70,13 +70,18 @@ std::optional<int> ReadScenario(const ParsedArgs& p, RunOptions& options, Scenar
     if (!on.ok()) return Usage("run", std::string(on.status().message()));
     options.swarm = *on;
   }
+  if (auto views = p.get("room-views")) {
+    absl::StatusOr<bool> on = ParseOnOff("room-views", *views);
+    if (!on.ok()) return Usage("run", std::string(on.status().message()));
+    options.room_views = *on;
+  }
   if (seed_text) {
     absl::StatusOr<uint64_t> seed = ParseUint64("seed", *seed_text);
     if (!seed.ok()) return Usage("run", std::string(seed.status().message()));
     options.seed = *seed;
-    return Generate(*seed, options.swarm, scenario);
+    return Generate(*seed, options, scenario);
   }
-  if (auto code = Load(*scenario_path, options.swarm, scenario)) return code;
+  if (auto code = Load(*scenario_path, options, scenario)) return code;
   options.seed = scenario.seed;
   return std::nullopt;
 }
@@ -221,7 +226,7 @@ void PrintResult(const RunResult& r, const RunOptions& options, const ParsedArgs
 
 int RunCommand(const std::vector<std::string>& args) {
   FlagSpec spec{{"seed", "scenario", "emit-scenario", "note", "swarm", "trace", "report",
-                 "timeline", "max-steps", "target"},
+                 "timeline", "max-steps", "target", "room-views"},
                 {"steps"}};
   absl::StatusOr<ParsedArgs> parsed = ParseArgs(args, spec);
   if (!parsed.ok()) return Usage("run", std::string(parsed.status().message()));

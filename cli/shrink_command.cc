@@ -52,7 +52,7 @@ std::optional<Scenario> OriginalScenario(const ShrinkCommandOptions& options) {
     }
     if (loaded->generated) return *std::move(loaded);
     max_steps = loaded->max_steps;
-    absl::StatusOr<Scenario> g = GenerateScenario(loaded->seed, {options.swarm});
+    absl::StatusOr<Scenario> g = GenerateScenario(loaded->seed, {options.swarm, options.room_views});
     if (!g.ok()) {
       std::fprintf(stderr, "rindle-sim shrink: %s\n", std::string(g.status().message()).c_str());
       return std::nullopt;
@@ -60,7 +60,7 @@ std::optional<Scenario> OriginalScenario(const ShrinkCommandOptions& options) {
     g->max_steps = max_steps;
     return *std::move(g);
   }
-  absl::StatusOr<Scenario> g = GenerateScenario(seed, {options.swarm});
+  absl::StatusOr<Scenario> g = GenerateScenario(seed, {options.swarm, options.room_views});
   if (!g.ok()) {
     std::fprintf(stderr, "rindle-sim shrink: %s\n", std::string(g.status().message()).c_str());
     return std::nullopt;

@@ -78,7 +78,7 @@ absl::StatusOr<std::string> ParseTarget(const ParsedArgs& p) {
 }
 
 int RunMergeTarget(const ParsedArgs& p) {
-  for (const char* flag : {"trace", "report", "timeline", "swarm", "note"}) {
+  for (const char* flag : {"trace", "report", "timeline", "swarm", "note", "room-views"}) {
     if (p.get(flag)) return Usage("run", StrCat("--", flag, ": not supported with --target merge"));
   }
   MergeScenario scenario;

@@ -21,14 +21,14 @@ RunResult SetupFailure(uint64_t seed, const absl::Status& status) {
 }  // namespace
 
 RunResult RunSeed(const RunOptions& options) {
-  absl::StatusOr<Scenario> scenario = GenerateScenario(options.seed, {options.swarm});
+  absl::StatusOr<Scenario> scenario = GenerateScenario(options.seed, {options.swarm, options.room_views});
   if (!scenario.ok()) return SetupFailure(options.seed, scenario.status());
   return RunScenario(*scenario, options);
 }
 
 RunResult RunScenario(const Scenario& scenario, const RunOptions& options) {
   if (!scenario.generated) {
-    absl::StatusOr<Scenario> generated = GenerateScenario(scenario.seed, {options.swarm});
+    absl::StatusOr<Scenario> generated = GenerateScenario(scenario.seed, {options.swarm, options.room_views});
     if (!generated.ok()) return SetupFailure(scenario.seed, generated.status());
     RunOptions o = options;
     if (scenario.max_steps) o.max_steps = *scenario.max_steps;

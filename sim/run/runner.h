@@ -4,7 +4,7 @@
 // step, then a quiescence phase (faults healed, queues drained) checking convergence.
 // Stateless entry points; everything a run touches is created and destroyed inside the call.
 //
-// RunSeed(options) == RunScenario(GenerateScenario(options.seed, {options.swarm}), options), so
+// RunSeed(options) == RunScenario(GenerateScenario(options.seed, {options.swarm, options.room_views}), options), so
 // `run --seed S` and `run --scenario <the scenario S emits>` give the same trace digest.
 // A generation error (the app schema missing) is a failed result with property "setup".
 #pragma once
@@ -31,6 +31,8 @@ struct RunOptions {
   std::string timeline_path;
   // Swarm testing for generated scenarios (swarm.h); false = the default mix.
   bool swarm = true;
+  // Generated scenarios' config.room_views (the rooms' view plane; `--room-views on`).
+  bool room_views = false;
   // When set, the run stores the number of the step it is in (1-based) here before each step,
   // for a watcher outside the run (the campaign's worker pool reads it after a crash or a
   // timeout; cli/worker.h). The run never reads it: it cannot change the trace.
@@ -52,7 +54,7 @@ struct RunResult {
 RunResult RunSeed(const RunOptions& options);
 
 // Executes `scenario` (a seed-only /1 scenario is generated from its seed first, with
-// options.swarm). options.seed is ignored: the scenario's seed drives the network's randomness.
+// options.swarm and options.room_views). options.seed is ignored: the scenario's seed drives the network's randomness.
 RunResult RunScenario(const Scenario& scenario, const RunOptions& options = {});
 
 // Whether `result` meets the scenario's expectation ("expect": "fail" passes only while the run

@@ -171,7 +171,7 @@ class SimClient : public OptimisticSource {
   // FeedRoomWatermark stands in for the watermark system stream (the harness calls it when the
   // daemon progress covering the flush's commit reached the client). Stuck / context-join /
   // swap events are recorded as the backend reported them (checked against the harness).
-  // Off unless the run enables the room view plane (Simulation: RINDLE_SIM_ROOM_VIEWS).
+  // Off unless the run enables the room view plane (the scenario's config.room_views).
   void EnableRoomViews() { room_views_ = true; }
   void AttachRoomTables(const std::string& key);
   absl::Status RetargetView(const RemoteQuery& query, const std::string& key);

@@ -1,7 +1,6 @@
 // simulation.cc — see simulation.h.
 #include "sim/run/simulation.h"
 
-#include <cstdlib>
 
 #include <algorithm>
 
@@ -18,7 +17,7 @@ namespace rindle::sim {
 Simulation::Simulation(const Scenario& scenario, const RunOptions& options)
     : scenario_(scenario), options_(options), root_(scenario.seed), trace_(64) {
   result_.seed = scenario.seed;
-  room_view_plane_ = std::getenv("RINDLE_SIM_ROOM_VIEWS") != nullptr;  // simulation.h
+  room_view_plane_ = scenario.config.room_views;  // simulation.h
   if (room_view_plane_) counters_["room_views.enabled"] = 1;
   if (!scenario.generated) {
     setup_status_ = absl::FailedPreconditionError("scenario not generated (seed-only /1 form)");

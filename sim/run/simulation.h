@@ -187,7 +187,7 @@ class Simulation {
     int64_t final_flush_seq = 0;
     std::string doc;
   };
-  // The view plane is driven only when the environment sets RINDLE_SIM_ROOM_VIEWS (its drive
+  // The view plane is driven only when the scenario's config.room_views is set (its drive
   // still fails no-flicker on seeds the README names; off, a run is the issue-12 room plane).
   bool room_view_plane_ = false;
   std::map<std::pair<std::string, std::string>, RoomViewState> room_views_state_;

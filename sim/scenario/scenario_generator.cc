@@ -819,6 +819,7 @@ absl::StatusOr<Scenario> GenerateScenario(uint64_t seed, const GenerateOptions& 
   const SwarmDraw swarm = DrawSwarm(swarm_rng, options.swarm);
   s.swarm = swarm.ToJson();
   ApplyConfig(knobs, swarm, s.config);
+  s.config.room_views = options.room_views;
 
   Rng seed_rng = root.Fork("seed-data");
   s.seed_rows = SeedData(seed_rng);

@@ -35,6 +35,7 @@ namespace rindle::sim {
 
 struct GenerateOptions {
   bool swarm = true;  // false: the default mix (`--swarm off`)
+  bool room_views = false;  // config.room_views of the generated scenario (`--room-views on`)
 };
 
 // Errors: the app schema (fixtures/) cannot be loaded — the model needs it.

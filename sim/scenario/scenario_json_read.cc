@@ -289,7 +289,7 @@ absl::StatusOr<ScenarioFault> FaultFromJson(const json& j, const std::string& or
 absl::StatusOr<ScenarioConfig> ConfigFromJson(const json& j, const std::string& origin) {
   ObjectReader r(origin, "config", j);
   if (auto s = r.CheckObject({"clients", "safety_ms", "buffer_cap", "network", "connect_ms",
-                                  "transport_retry"});
+                                  "transport_retry", "room_views"});
       !s.ok()) {
     return s;
   }
@@ -320,6 +320,12 @@ absl::StatusOr<ScenarioConfig> ConfigFromJson(const json& j, const std::string& 
       return FieldError(origin, "config.transport_retry", "true or false", &*retry);
     }
     c.transport_retry = retry->get<bool>();
+  }
+  if (auto views = j.find("room_views"); views != j.end()) {
+    if (!views->is_boolean()) {
+      return FieldError(origin, "config.room_views", "true or false", &*views);
+    }
+    c.room_views = views->get<bool>();
   }
   return c;
 }

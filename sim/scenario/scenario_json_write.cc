@@ -30,6 +30,7 @@ json ConfigToJson(const ScenarioConfig& c) {
             {"connect_ms", c.connect_ms}};
   // Written only when off: files (and digests) of runs with the retry on stay as they were.
   if (!c.transport_retry) j["transport_retry"] = false;
+  if (c.room_views) j["room_views"] = true;
   return j;
 }
 

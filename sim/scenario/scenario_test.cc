@@ -197,6 +197,33 @@ TEST(ScenarioTest, GeneratedScenarioRoundTripsThroughTheFile) {
   }
 }
 
+// config.room_views is part of the scenario (not the environment): written only when on, read
+// back, absent = off, a non-boolean a field error; the generator sets it from its options and
+// draws nothing else differently.
+TEST(ScenarioTest, RoomViewsIsAScenarioPropertyThatRoundTrips) {
+  using json = nlohmann::json;
+  absl::StatusOr<Scenario> off = GenerateScenario(7);
+  absl::StatusOr<Scenario> on = GenerateScenario(7, {.swarm = true, .room_views = true});
+  ASSERT_TRUE(off.ok() && on.ok());
+  EXPECT_FALSE(off->config.room_views);
+  EXPECT_TRUE(on->config.room_views);
+  EXPECT_FALSE(ScenarioToJson(*off)["config"].contains("room_views"));
+  EXPECT_EQ(ScenarioToJson(*on)["config"]["room_views"], true);
+  json stripped = ScenarioToJson(*on);
+  stripped["config"].erase("room_views");
+  EXPECT_EQ(stripped, ScenarioToJson(*off));  // the flag changes no draw
+  const std::string path = WriteTemp("room-views.json", "");
+  ASSERT_TRUE(WriteScenarioFile(*on, path).ok());
+  absl::StatusOr<Scenario> back = LoadScenario(path);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(back->config.room_views);
+  EXPECT_EQ(ScenarioToJson(*back), ScenarioToJson(*on));
+  ExpectV2Error([](json& d) { d["config"]["room_views"] = "yes"; },
+                "field \"config.room_views\": expected true or false");
+  ExpectV2Error([](json& d) { d["config"]["room_view"] = true; },
+                "unknown field \"config.room_view\"");
+}
+
 TEST(ScenarioTest, GenerationIsAPureFunctionOfTheSeed) {
   absl::StatusOr<Scenario> a = GenerateScenario(9);
   absl::StatusOr<Scenario> b = GenerateScenario(9);

@@ -34,6 +34,10 @@ struct ScenarioConfig {
   // backend's resync re-send (seed 002 §7.5 rule 3) is the only recovery. The file's optional
   // config.transport_retry (absent = true).
   bool transport_retry = true;
+  // true: the simulator drives the rooms' view plane (retarget into rooms, late joins, demotes;
+  // Simulation::room_view_plane_). A scenario property, not the environment, so one printed
+  // command / saved file reproduces it. The file's optional config.room_views (absent = false).
+  bool room_views = false;
 };
 
 // One write_local intent (see the header comment).

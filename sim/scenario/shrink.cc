@@ -172,6 +172,7 @@ class Shrinker {
     });
     attempt([](Scenario& c) { c.config.buffer_cap = std::min<size_t>(c.config.buffer_cap, 1024); });
     attempt([](Scenario& c) { c.config.transport_retry = true; });
+    attempt([](Scenario& c) { c.config.room_views = false; });
     attempt([](Scenario& c) {
       for (auto& f : c.faults) {
         if (FaultHasCount(f.kind)) f.count = std::max<int64_t>(1, f.count / 2);

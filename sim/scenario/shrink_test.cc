@@ -91,6 +91,25 @@ TEST(ShrinkTest, KeepsTheSameProperty) {
   EXPECT_TRUE(r->scenario.faults.empty());
 }
 
+// config.room_views is turned off only when the failure survives it (like transport_retry).
+TEST(ShrinkTest, TurnsRoomViewsOffOnlyWhenTheFailureKeeps) {
+  Scenario subject = Subject();
+  subject.config.room_views = true;
+  auto always = [](const Scenario& s) {
+    return HasMutation(s, "deleteIssue") ? Fails("view==fresh") : RunResult();
+  };
+  absl::StatusOr<ShrinkResult> off = Shrink(subject, always, ShrinkOptions{});
+  ASSERT_TRUE(off.ok()) << off.status();
+  EXPECT_FALSE(off->scenario.config.room_views);
+  auto needs_views = [](const Scenario& s) {
+    return HasMutation(s, "deleteIssue") && s.config.room_views ? Fails("view==fresh")
+                                                                : RunResult();
+  };
+  absl::StatusOr<ShrinkResult> kept = Shrink(subject, needs_views, ShrinkOptions{});
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  EXPECT_TRUE(kept->scenario.config.room_views);
+}
+
 TEST(ShrinkTest, HonoursTheRunBudget) {
   const Scenario subject = Subject();
   int calls = 0;
