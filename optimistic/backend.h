@@ -233,6 +233,9 @@ class OptimisticBackend {
     return system_.room_watermarks();
   }
   const SystemFoldCounters& system_folds() const { return system_.counters(); }
+  // Room lmid-stream releases behind a daemon-carried room-ledger row: lag, not a regression
+  // (Ledger::FoldStreamConfirm).
+  int64_t stream_lag_confirms() const { return ledger_.stream_lag_confirms(); }
   // --- rooms (302; see "Rooms" above) ---
   absl::Status RegisterRoomTables(const std::string& source_key,
                                   const std::vector<std::string>& tables);

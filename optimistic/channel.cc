@@ -218,7 +218,7 @@ absl::Status Channel::Release(int64_t cv_min, Ledger* ledger,
       const bool empty = std::none_of(f.ops.begin(), f.ops.end(),
                                       [](const RowOp& op) { return op.op != RowOp::Kind::kRemove; });
       if (f.kind == NormalizedEvent::Type::kSnapshot && empty) {
-        if (absl::Status s = ledger->FoldConfirm(key_, 0); !s.ok()) return s;
+        if (absl::Status s = ledger->FoldStreamConfirm(key_, 0); !s.ok()) return s;
       }
       continue;
     }
@@ -245,7 +245,7 @@ absl::Status Channel::FoldLmidOps(const std::vector<RowOp>& ops, Ledger* ledger)
     if (!v.is_number()) continue;
     const int64_t lmid = v.kind() == Value::Kind::kInt ? v.as_int()
                                                        : static_cast<int64_t>(v.as_double());
-    if (absl::Status s = ledger->FoldConfirm(key_, lmid); !s.ok()) return s;
+    if (absl::Status s = ledger->FoldStreamConfirm(key_, lmid); !s.ok()) return s;
   }
   return absl::OkStatus();
 }

@@ -74,6 +74,19 @@ bool IsLedgerRegression(const absl::Status& s) {
          absl::StrContains(s.message(), kLedgerRegressed);
 }
 
+absl::Status Ledger::FoldStreamConfirm(const std::string& domain, int64_t lmid) {
+  int64_t& high = stream_high_[domain];
+  const auto w = watermark_.find(domain);
+  if (w != watermark_.end() && lmid < w->second && lmid >= high) {
+    high = lmid;  // the stream is behind another carrier, not behind itself
+    ++stream_lag_confirms_;
+    return absl::OkStatus();
+  }
+  absl::Status s = FoldConfirm(domain, lmid);
+  if (s.ok()) high = std::max(high, lmid);
+  return s;
+}
+
 absl::Status Ledger::FoldConfirm(const std::string& domain, int64_t lmid) {
   auto nm = next_mid_.find(domain);
   RINDLE_CHECK_MSG(nm != next_mid_.end(), "confirm on an unopened domain \"" + domain + "\"");

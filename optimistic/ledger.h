@@ -70,6 +70,14 @@ class Ledger {
   bool Issued(const std::string& domain, int64_t mid) const;
 
   absl::Status FoldConfirm(const std::string& domain, int64_t lmid);
+  // A channel's OWN lmid stream (channel.cc): the regression refusal is judged against what this
+  // stream released before on `domain`. A release below a watermark that another carrier raised
+  // — a room domain's daemon-carried room-ledger row (system_streams.h), which can overtake the
+  // room channel: coherent within a channel, eventual across — is lag: counted
+  // (stream_lag_confirms), nothing moves. Seed 002's foldConfirm max-folds; the refusal is ours
+  // (see FoldConfirm) and must not fire on that lag.
+  absl::Status FoldStreamConfirm(const std::string& domain, int64_t lmid);
+  int64_t stream_lag_confirms() const { return stream_lag_confirms_; }
   // The test seam's confirm (seed 002 __testRelease watermarkUpdate): watermark[domain] :=
   // max(watermark, lmid), opening the domain if needed — no lmid-stream checks.
   void RaiseWatermark(const std::string& domain, int64_t lmid);
@@ -97,6 +105,8 @@ class Ledger {
   uint64_t next_entry_id_ = 1;
   std::map<std::string, int64_t> next_mid_;
   std::map<std::string, int64_t> watermark_;
+  std::map<std::string, int64_t> stream_high_;  // per domain: the highest lmid its own stream released
+  int64_t stream_lag_confirms_ = 0;
   int64_t deal_seq_ = 0;
 };
 

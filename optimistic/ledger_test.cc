@@ -54,6 +54,36 @@ TEST(LedgerTest, ErasedUnflushedFoldIsNotResent) {
   EXPECT_TRUE(ResendMids(ledger).empty());
 }
 
+// Campaign seed 1864 (before: client-health "authority ledger regressed: released lmid 3 on
+// domain room:issue:i001 is below the confirmed watermark 4"): the daemon-carried room-ledger row
+// (lmid 4, the room's flush) overtook the room channel's own lmid stream, which then released 3.
+// Coherent within a channel, eventual across: that is lag, not a forgetting room. A regression
+// of the room's OWN stream is still refused.
+TEST(LedgerTest, ARoomStreamBehindTheDaemonCarriedRowIsLagNotARegression) {
+  Ledger ledger;
+  const std::string room = "room:issue:i001";
+  ledger.AddDomain(room);
+  for (int i = 0; i < 4; ++i) {
+    auto [mid, seq] = ledger.DealMid(room);
+    PendingMutation p;
+    p.domain = room;
+    p.mid = mid;
+    p.seq = seq;
+    p.name = "addComment";
+    ledger.Append(std::move(p));
+  }
+  ASSERT_TRUE(ledger.FoldStreamConfirm(room, 2).ok());  // the room's own stream
+  ASSERT_TRUE(ledger.FoldConfirm(room, 4).ok());        // the daemon-carried row, ahead
+  const absl::Status lag = ledger.FoldStreamConfirm(room, 3);
+  EXPECT_TRUE(lag.ok()) << lag;
+  EXPECT_EQ(ledger.stream_lag_confirms(), 1);
+  EXPECT_EQ(ledger.watermark().at(room), 4);
+  EXPECT_TRUE(ledger.FoldStreamConfirm(room, 4).ok());
+  const absl::Status back = ledger.FoldStreamConfirm(room, 3);  // below what THIS stream released
+  EXPECT_TRUE(IsLedgerRegression(back)) << back;
+  EXPECT_EQ(ledger.watermark().at(room), 4);
+}
+
 // An authority restored from an older ledger: a released lmid below the watermark is refused
 // (DataLoss, recognized by IsLedgerRegression), never max-folded away; the watermark stays.
 TEST(LedgerTest, RegressingLmidIsRefused) {

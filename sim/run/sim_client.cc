@@ -298,11 +298,12 @@ void SimClient::SyncBackendCounters() {
       {backend_->stale_batches_dropped(), &seen_stale_},
       {backend_->fence_holds(), &seen_fence_holds_},
       {backend_->connection_frames_dropped(), &seen_connection_dropped_},
-      {backend_->fence_overflows_spared(), &seen_fence_spared_}};
+      {backend_->fence_overflows_spared(), &seen_fence_spared_},
+      {backend_->stream_lag_confirms(), &seen_stream_lag_}};
   const char* names[] = {"client.overflow", "client.schema_rejection",
                          "client.superseded_dropped", "client.stale_batch_dropped",
                          "client.fence_hold", "client.connection_frames_dropped",
-                         "client.fence_overflow_spared"};
+                         "client.fence_overflow_spared", "client.room_stream_lag"};
   static_assert(std::size(moved) == std::size(names));
   SyncSystemFoldCounters();
   for (size_t i = 0; i < std::size(moved); ++i) {

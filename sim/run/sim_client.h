@@ -293,6 +293,7 @@ class SimClient : public OptimisticSource {
   int64_t seen_connection_dropped_ = 0;
   int64_t seen_fence_holds_ = 0;
   int64_t seen_fence_spared_ = 0;
+  int64_t seen_stream_lag_ = 0;
   std::unique_ptr<SimFoldClock> clock_;  // before backend_: the backend holds timers on it
   // Before backend_: its domain policy reads rooms_, and the links outlive its channels.
   std::map<std::string, std::unique_ptr<RoomLink>> rooms_;
