@@ -452,7 +452,9 @@ void Campaign::HandleEvents() {
 void Campaign::WorkerDied(const WorkerPool::Event& e, const Job& job) {
   const uint64_t seed = *e.lost_seed;
   if (e.timed_out) {
-    Finished(seed, job.second, TimeoutResult(seed, options_.seed_timeout_ms, e.busy_s, e.last_step));
+    Finished(seed, job.second,
+             TimeoutResult(seed, options_.seed_timeout_ms, e.busy_s, RunFlagsOf(options_),
+                           e.last_step));
     return;
   }
   if (e.killed_from_outside && retried_jobs_.insert(Job{seed, job.second}).second) {

@@ -180,7 +180,10 @@ RunResult CrashResult(uint64_t seed, const std::string& how, const std::string& 
   return r;
 }
 
-RunResult TimeoutResult(uint64_t seed, int64_t timeout_ms, double busy_s, int64_t last_step) {
+RunResult TimeoutResult(uint64_t seed, int64_t timeout_ms, double busy_s, const RunFlags& flags,
+                        int64_t last_step) {
+  RunFlags stop_before = flags;  // the campaign's own options, so the command replays this seed
+  stop_before.max_steps = last_step;
   RunResult r;
   r.seed = seed;
   r.ok = false;
@@ -190,8 +193,9 @@ RunResult TimeoutResult(uint64_t seed, int64_t timeout_ms, double busy_s, int64_
       "seed %u exceeded the per-seed deadline (--seed-timeout %gs): its worker was killed after "
       "%.1f s of wall-clock time, %s",
       seed, static_cast<double>(timeout_ms) / 1000.0, busy_s,
-      last_step > 0 ? absl::StrCat("in step ", last_step, " (run `rindle-sim run --seed ", seed,
-                                   " --max-steps ", last_step, "` to stop just before the hang)")
+      last_step > 0 ? absl::StrCat("in step ", last_step, " (run `",
+                                   ReproduceCommand(seed, stop_before),
+                                   "` to stop just before the hang)")
                     : std::string("before its first step (in setup)"));
   return r;
 }

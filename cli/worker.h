@@ -37,6 +37,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "cli/result_io.h"
 #include "sim/run/runner.h"
 
 namespace rindle::sim::cli {
@@ -124,7 +125,8 @@ RunResult CrashResult(uint64_t seed, const std::string& how, const std::string& 
                       int64_t last_step = 0);
 
 // The RunResult (property "timeout") recorded for a seed killed for the per-seed deadline.
-RunResult TimeoutResult(uint64_t seed, int64_t timeout_ms, double busy_s, int64_t last_step = 0);
+RunResult TimeoutResult(uint64_t seed, int64_t timeout_ms, double busy_s, const RunFlags& flags,
+                        int64_t last_step = 0);
 
 // TEST-ONLY knobs (regression tests of the crash, hang and kill paths: cli/run_exit_test.cc,
 // cli/workers_test.cc). Never set them outside tests; nothing changes when they are unset.
