@@ -67,7 +67,7 @@ void PrintCounters(const CampaignStats& stats);
 // seeds it was checked in and its checked / skipped step counts (check.<p>.checked/.skipped);
 // "NEVER FIRED" marks a kind with no firing and a property never checked, "WARNING" a property
 // skipped in more than a tenth of the steps it could have run in. Properties that are run
-// verdicts or action-time checks (no check counters) are listed as "not counted".
+// verdicts or uncounted action-time checks (fold, flush-on-enqueue) are listed as "not counted".
 // merge_target (`fuzz --target merge`): the merge operations (merge.* counters) instead of the
 // kinds, and only the merge-* properties (the client target lists every other one).
 void PrintHealth(const CampaignStats& stats, bool merge_target = false);

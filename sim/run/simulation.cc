@@ -544,8 +544,9 @@ void Simulation::Deliver(SimClient* c, const ServerFrame& frame) {
   c->Receive(frame);
   if (frame.kind == ServerFrame::Kind::kProgress) FeedWatermarks(c);
   NoteSystemDeoptPushes(*c, pushes);
-  Fail(props::CheckChannelIsolation(c->client_id(), std::string(kDaemonSource), before,
-                                    ChannelMarks(*c)));
+  CheckNow("channel-isolation", props::CheckChannelIsolation(c->client_id(),
+                                                              std::string(kDaemonSource),
+                                                              before, ChannelMarks(*c)));
 }
 
 void Simulation::RefreshDirtyFlags() {

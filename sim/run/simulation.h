@@ -128,6 +128,13 @@ class Simulation {
     if (v) Fail(*v);
   }
   void Count(const std::string& name) { ++counters_[name]; }
+  // An action-time check (the simulator calls it where it observes what is checked; no checker
+  // family runs it): counted check.<property>.checked like a family's step checks, so the
+  // summary's health table shows how often it ran (cli/progress.h).
+  void CheckNow(const std::string& property, const props::MaybeViolation& v) {
+    Count("check." + property + ".checked");
+    Fail(v);
+  }
   // Seed-002 delivery tap (properties/optimistic_invariants.h), then the client sees the frame.
   void Deliver(SimClient* c, const ServerFrame& frame);
 

@@ -195,8 +195,9 @@ std::set<int64_t> Simulation::UnresolvedRoomMids(const SimClient& c, const std::
 void Simulation::OnRoomStuck(SimClient* client, const DowngradeStuckEvent& e) {
   RoomViewState& st = room_views_state_[{client->client_id(), e.source_key}];
   Count("room.stuck_event");
-  Fail(props::CheckStuckEvent(client->client_id(), e.source_key, st.stuck_fired, e.mids,
-                              UnresolvedRoomMids(*client, e.source_key)));
+  CheckNow("room-stuck",
+           props::CheckStuckEvent(client->client_id(), e.source_key, st.stuck_fired, e.mids,
+                                  UnresolvedRoomMids(*client, e.source_key)));
   if (st.stuck_fired++ > 0) return;
   // The app recovers a stuck ghost by reconnecting the room (which cancels the ghost): the
   // re-sent verdicts resolve there.

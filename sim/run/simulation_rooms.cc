@@ -95,9 +95,11 @@ void Simulation::DeliverRoom(SimClient* c, const std::string& key, const ServerF
     const bool releases = room_view_plane_ && frame.kind == ServerFrame::Kind::kProgress;
     const PlainTables context = releases ? ContextRows(*c) : PlainTables();
     link->Receive(frame);
-    Fail(props::CheckChannelIsolation(c->client_id(), key, before, ChannelMarks(*c)));
+    CheckNow("channel-isolation",
+             props::CheckChannelIsolation(c->client_id(), key, before, ChannelMarks(*c)));
     if (releases) {
-      Fail(props::CheckRoomContextUntouched(c->client_id(), key, context, ContextRows(*c)));
+      CheckNow("room-context-leak",
+               props::CheckRoomContextUntouched(c->client_id(), key, context, ContextRows(*c)));
     }
     return;
   }
@@ -106,7 +108,8 @@ void Simulation::DeliverRoom(SimClient* c, const std::string& key, const ServerF
   c->BeginOutcome(key, frame.outcome.mid);
   link->Receive(frame);
   c->EndOutcome();
-  Fail(props::CheckChannelIsolation(c->client_id(), key, before, ChannelMarks(*c)));
+  CheckNow("channel-isolation",
+           props::CheckChannelIsolation(c->client_id(), key, before, ChannelMarks(*c)));
   // A deopt's daemon push is the client model's normal invoke of that daemon mid.
   for (size_t i = pushes; i < c->outcome_pushes().size(); ++i) {
     opt_props_->OnInvoke(c->client_id(), c->outcome_pushes()[i]);
