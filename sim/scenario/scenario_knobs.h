@@ -111,6 +111,19 @@ struct SwarmKnobs {
   int64_t restart_in_fold_per_mille_lo = 300, restart_in_fold_per_mille_hi = 1000;
   uint32_t transport_retry_off_num = 1, transport_retry_off_den = 3;  // retry off in 1/3
   int64_t early_fault_per_mille_lo = 50, early_fault_per_mille_hi = 300;
+  // The second chance (swarm.cc DrawSecondChance, its own fork): an off mutator turns on with
+  // these odds (on in 3/4 of swarm seeds), an off defense-fault kind with these, count uniform in
+  // [1, its on_count_max] — the frame faults stale_redelivery, frame_duplicate and
+  // snapshot_overtake (on with 2/3 in the kinds table: then 11/12), schema_skew (1/3: then 5/6)
+  // and progress_starvation (1/2: then 7/8), the faults the client's documented defenses answer
+  // (stale and superseded drops, (cv, arrival) release, the CRIT#4 hello check, gate overflow).
+  // So every mutator kind and defense fires in most seeds (issue 11 "Done when"); at 1/2 each
+  // mutator ran in about half of them.
+  Odds mutator_second_chance_odds = {1, 2};
+  Odds defense_fault_second_chance_odds = {3, 4};
+  // authority_rollback on in this share of swarm seeds (DrawRollback's own fork; was 1/4, which
+  // left the client's ledger-regression refusal in 45 of 200 seeds).
+  Odds authority_rollback_odds = {3, 4};
 };
 
 inline constexpr GeneratorKnobs kGeneratorKnobs{};

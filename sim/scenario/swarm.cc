@@ -95,12 +95,43 @@ void DrawNewerKnobs(Rng& rng, SwarmDraw& d) {
       MaybeRate(rng, k.restart_in_fold_per_mille_lo, k.restart_in_fold_per_mille_hi);
 }
 
-// authority_rollback: on in 1 of 4 swarm seeds (once or twice), off without swarm. From a fork of
-// its own: the rng's stream is untouched, so every other draw of a seed stays as it was.
+// authority_rollback: on in SwarmKnobs::authority_rollback_odds of swarm seeds (once or twice),
+// off without swarm. From a fork of its own: the rng's stream is untouched, so every other draw
+// of a seed stays as it was.
 void DrawRollback(const Rng& rng, bool swarm, SwarmDraw& d) {
   Rng r = rng.Fork("authority_rollback");
+  const Odds on = kSwarmKnobs.authority_rollback_odds;
   d.fault_counts["authority_rollback"] =
-      swarm && r.Chance(1, 4) ? static_cast<int>(r.Range(1, 2)) : 0;
+      swarm && r.Chance(on.num, on.den) ? static_cast<int>(r.Range(1, 2)) : 0;
+}
+
+// The fault kinds a documented client defense answers (scenario_knobs.h, the second chance).
+bool IsDefenseFault(ScenarioFault::Kind kind) {
+  using K = ScenarioFault::Kind;
+  return kind == K::kStaleRedelivery || kind == K::kFrameDuplicate ||
+         kind == K::kSnapshotOvertake || kind == K::kSchemaSkew ||
+         kind == K::kProgressStarvation;
+}
+
+// The second chance (scenario_knobs.h): an off mutator or defense-fault kind may turn on. From a
+// fork of its own taken after every other draw, so those draws are unchanged; only the seeds
+// where something turns on get another workload or fault schedule.
+void DrawSecondChance(const Rng& rng, SwarmDraw& d) {
+  Rng r = rng.Fork("second_chance");
+  const SwarmKnobs& k = kSwarmKnobs;
+  for (auto& [name, w] : d.mix.weights) {
+    if (w == 0 && r.Chance(k.mutator_second_chance_odds.num, k.mutator_second_chance_odds.den)) {
+      w = static_cast<uint32_t>(r.Range(1, k.mutator_weight_max));
+    }
+  }
+  for (const FaultKindSpec* spec : FaultKindsInDrawOrder()) {
+    if (!IsDefenseFault(spec->kind)) continue;
+    int& count = d.fault_counts[std::string(spec->name)];
+    const Odds odds = k.defense_fault_second_chance_odds;
+    if (count == 0 && r.Chance(odds.num, odds.den)) {
+      count = static_cast<int>(r.Range(1, spec->swarm.on_count_max));
+    }
+  }
 }
 
 // Rooms: in the default mix most clients connect a room and each room fault kind appears in a
@@ -144,6 +175,7 @@ SwarmDraw DrawSwarm(Rng& rng, bool swarm) {
   // Drawn last, so every earlier draw of a seed is unchanged.
   d.transport_retry = !rng.Chance(k.transport_retry_off_num, k.transport_retry_off_den);
   d.early_fault_per_mille = MaybeRate(rng, k.early_fault_per_mille_lo, k.early_fault_per_mille_hi);
+  DrawSecondChance(rng, d);
   return d;
 }
 

@@ -27,8 +27,12 @@
 // The new kinds (folds, local tables, navigation, resubscribe_storm) are drawn after the older
 // ones from the same Rng, so the older draws of a seed are unchanged.
 // DrawSwarm(rng, true) turns each mutator, action kind and fault kind on with probability 1/2
-// (at least one mutator stays on) and draws weights 1..20 and counts 1..max for the enabled
-// ones. DrawSwarm(rng, false) is the default mix (DefaultWorkloadMix, retain 80‰, release 60‰,
+// (at least one mutator stays on; the frame-fault kinds 2/3, the kinds table's odds) and draws
+// weights 1..20 and counts 1..max for the enabled ones; then a second chance, from a fork of its
+// own, turns an off mutator on with odds 1/2 (on in 3/4 of seeds) and an off defense-fault kind
+// (the frame faults, schema_skew, progress_starvation) with 3/4, so every mutator kind and
+// client defense fires in most seeds (SwarmKnobs). authority_rollback is on in 3/4 of swarm
+// seeds (its own fork). DrawSwarm(rng, false) is the default mix (DefaultWorkloadMix, retain 80‰, release 60‰,
 // fault counts drawn from the default ranges, every network fault on) — `--swarm off`.
 // All randomness from the caller's Rng; probabilities are integer ratios. The ranges are
 // SwarmKnobs (scenario_knobs.h); each fault kind's counts are its kinds-table row

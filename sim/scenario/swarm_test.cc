@@ -3,11 +3,14 @@
 // the default mix.
 #include "sim/scenario/swarm.h"
 
+#include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 
 #include "gtest/gtest.h"
 #include "sim/scenario/scenario_generator.h"
+#include "sim/scenario/scenario_knobs.h"
 
 namespace rindle::sim {
 namespace {
@@ -59,6 +62,51 @@ TEST(SwarmTest, SwarmOffIsTheDefaultMix) {
     EXPECT_EQ(s->swarm["retain_per_mille"], 80);
     EXPECT_EQ(s->swarm["release_per_mille"], 60);
   }
+}
+
+// The second chance (scenario_knobs.h) and the rollback odds: every mutator kind is on in about
+// 3/4 of swarm draws, every defense-fault kind in 5/6 or more, authority_rollback in 3/4 — and a
+// kind without a second chance (partition) stays near 1/2. Before: each mutator near 1/2, the
+// rollback 1/4 (so each fired in fewer than half the seeds of a campaign).
+TEST(SwarmTest, EveryMutatorAndDefenseFaultIsOnInMostDraws) {
+  constexpr int kDraws = 400;
+  std::map<std::string, int> mutator_on, fault_on;
+  for (uint64_t seed = 1; seed <= kDraws; ++seed) {
+    Rng rng(seed);
+    const SwarmDraw d = DrawSwarm(rng, true);
+    for (const auto& [name, w] : d.mix.weights) mutator_on[name] += w > 0 ? 1 : 0;
+    for (const auto& [kind, n] : d.fault_counts) fault_on[kind] += n > 0 ? 1 : 0;
+  }
+  for (const auto& [name, on] : mutator_on) {
+    EXPECT_GT(on, kDraws * 65 / 100) << name;  // 3/4 expected
+  }
+  for (const char* kind : {"stale_redelivery", "frame_duplicate", "snapshot_overtake",
+                           "schema_skew", "progress_starvation"}) {
+    EXPECT_GT(fault_on[kind], kDraws * 75 / 100) << kind;  // 5/6 .. 11/12 expected
+  }
+  EXPECT_GT(fault_on["authority_rollback"], kDraws * 65 / 100);
+  EXPECT_LT(fault_on["partition"], kDraws * 60 / 100);
+}
+
+// A rollback lands in the second half of the safety phase (scenario_generator.cc PlaceRollbacks:
+// a refused client is out of every check from then on) unless the early-fault pass moved it
+// before the last client's first connect.
+TEST(SwarmTest, RollbacksLandInTheSecondHalfOfTheSafetyPhase) {
+  int rollbacks = 0;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    absl::StatusOr<Scenario> s = GenerateScenario(seed);
+    ASSERT_TRUE(s.ok()) << s.status();
+    int64_t last_connect = 0;
+    for (int64_t t : s->config.connect_ms) last_connect = std::max(last_connect, t);
+    for (const ScenarioFault& f : s->faults) {
+      if (f.kind != ScenarioFault::Kind::kAuthorityRollback) continue;
+      ++rollbacks;
+      const bool late = f.t_ms >= s->config.safety_ms / 2 && f.t_ms <= s->config.safety_ms;
+      const bool early = f.t_ms <= last_connect + kGeneratorKnobs.early_fault_slack_ms;
+      EXPECT_TRUE(late || early) << "seed " << seed << " rollback at " << f.t_ms;
+    }
+  }
+  EXPECT_GT(rollbacks, 30);
 }
 
 TEST(SwarmTest, DrawIsAPureFunctionOfTheRng) {
