@@ -19,7 +19,11 @@ size_t SourceGate::OnHello(int64_t qid) {
 
 SourceGate::Admit SourceGate::OnData(int64_t qid, const NormalizedEvent& ev) {
   RINDLE_CHECK(ev.type != NormalizedEvent::Type::kHello);
-  if (ev.type == NormalizedEvent::Type::kBatch && ev.cv <= applied_cv_) {
+  // A batch at or below a cvMin this timeline delivered is a redelivery (the link is FIFO and no
+  // batch passes a progress): stale. While a fence holds that progress appliedCv lags it, so the
+  // held cvMin counts too — else a relay's retransmit of an old epoch's batch, arriving after the
+  // qid's new snapshot, was buffered and released after it (campaign seed 280, superseded-epoch).
+  if (ev.type == NormalizedEvent::Type::kBatch && ev.cv <= std::max(applied_cv_, held_cv_min_)) {
     ++stale_dropped_;
     return Admit::kStale;
   }

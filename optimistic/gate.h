@@ -4,7 +4,10 @@
 // Frames: snapshot/batch frames buffer by (cv, arrival seq). Release(cvMin) removes and returns
 // every buffered frame with cv ≤ cvMin sorted by (cv, arrival), and raises appliedCv to cvMin
 // (monotone). A hello (OnHello) drops that qid's buffered frames — a superseded epoch. A batch
-// with cv ≤ appliedCv is a stale redelivery and is not buffered (kStale); a snapshot always
+// with cv ≤ appliedCv is a stale redelivery and is not buffered (kStale) — so is one at or below
+// a cvMin a fence holds back (ours: the seed has no fence; appliedCv lags that cvMin, and a
+// relay's retransmit of an old epoch's batch must not be released after the new snapshot —
+// campaign seed 280, corpus/seed-280-superseded-epoch.json); a snapshot always
 // buffers. Buffering past `cap` frames is an overflow: the buffer is cleared and kOverflow
 // returned — the caller re-registers the channel's subs and lmid query (seed 002 `overflow`).
 // Reset() (authority restart) clears the buffer and appliedCv (and any fence).
@@ -94,7 +97,8 @@ class SourceGate {
 
   const std::string& key() const { return key_; }
   int64_t applied_cv() const { return applied_cv_; }
-  // Batches refused as stale redeliveries (cv ≤ appliedCv) over the gate's life.
+  // Batches refused as stale redeliveries (cv ≤ appliedCv, or ≤ a cvMin the fence holds back)
+  // over the gate's life.
   int64_t stale_dropped() const { return stale_dropped_; }
   // Frames DropConnection dropped over the gate's life.
   int64_t connection_dropped() const { return connection_dropped_; }

@@ -122,5 +122,28 @@ TEST(GateTest, AFenceStillOverflowsOnFramesNoProgressCovers) {
   EXPECT_EQ(g.buffered(), 0u);
 }
 
+// A progress the fence holds still says every batch at or below its cvMin came before it on the
+// link: a batch at or below it is a redelivery (campaign seed 280: a relay's retransmit of qid
+// 3's epoch-1 batch, arriving after qid 3's new snapshot, was buffered — appliedCv lagged the
+// held cvMin — and released after that snapshot; corpus/seed-280-superseded-epoch.json).
+TEST(GateTest, ABatchAtOrBelowAFenceHeldCvMinIsStale) {
+  SourceGate g("daemon", 100);
+  g.OnData(3, Ev(kBatch, 2));
+  EXPECT_EQ(g.Release(1).size(), 0u);  // appliedCv 1; the cv-2 batch waits
+  g.BeginFence({0, 1, 3});
+  g.OnHello(3);
+  ASSERT_EQ(g.OnData(3, Ev(kSnap, 5)), SourceGate::Admit::kBuffered);
+  EXPECT_TRUE(g.Release(5).empty());  // held: qids 0 and 1 owe their snapshots
+  EXPECT_EQ(g.applied_cv(), 1);
+  EXPECT_EQ(g.OnData(3, Ev(kBatch, 2)), SourceGate::Admit::kStale);  // the retransmit
+  EXPECT_EQ(g.OnData(3, Ev(kBatch, 5)), SourceGate::Admit::kStale);
+  EXPECT_EQ(g.OnData(3, Ev(kBatch, 6)), SourceGate::Admit::kBuffered);
+  ASSERT_EQ(g.OnData(0, Ev(kSnap, 6)), SourceGate::Admit::kBuffered);
+  ASSERT_EQ(g.OnData(1, Ev(kSnap, 6)), SourceGate::Admit::kBuffered);
+  const auto out = g.Release(6);
+  ASSERT_EQ(out.size(), 4u);  // qid 3's snapshot, the two others, its cv-6 batch — no cv 2
+  for (const auto& f : out) EXPECT_GE(f.cv, 5) << "qid " << f.qid;
+}
+
 }  // namespace
 }  // namespace rindle

@@ -10,7 +10,9 @@ namespace rindle {
 GateModel::GateModel(size_t cap) : cap_(cap) { RINDLE_CHECK(cap > 0); }
 
 GateModel::Arrival GateModel::Push(const Frame& frame) {
-  if (!frame.snapshot && frame.cv <= applied_cv_) return Arrival::kStale;
+  // At or below a cvMin this timeline delivered (released, or held by a fence) a batch can only
+  // be a redelivery: every batch it covers was sent before it on the FIFO link.
+  if (!frame.snapshot && frame.cv <= std::max(applied_cv_, held_cv_min_)) return Arrival::kStale;
   if (fenced_ && !frame.snapshot && missing_.contains(frame.qid)) return Arrival::kStale;
   buffer_.push_back(frame);
   // While fenced: the fenced snapshots, and what a held progress covers, are not backlog.

@@ -6,7 +6,9 @@
 //
 // Rules (the whole gate, nothing about subscriptions or hellos' schemas — callers decide which
 // frames reach the gate at all):
-//   * a batch with cv ≤ appliedCv is stale and dropped; a snapshot always buffers;
+//   * a batch with cv ≤ appliedCv — or ≤ a cvMin a fence holds back (appliedCv lags it; every
+//     batch it covers came before it on the FIFO link) — is stale and dropped; a snapshot always
+//     buffers;
 //   * buffering a frame past `cap` frames overflows: the buffer is cleared (the client
 //     re-subscribes; what that means is the caller's);
 //   * a hello for a qid (or an unsubscribe) drops that qid's buffered frames;
