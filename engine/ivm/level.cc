@@ -59,6 +59,14 @@ absl::Status ResolveCorrelation(const Correlation& corr, const TableSpec& parent
   return absl::OkStatus();
 }
 
+// Appends `part` unless its column is already ordered (a repeat cannot change the order).
+void AppendIfNew(std::vector<SortPart>& sort, SortPart part) {
+  for (const SortPart& p : sort) {
+    if (p.column == part.column) return;
+  }
+  sort.push_back(part);
+}
+
 // Resolves a related/EXISTS subquery's child table and correlation into `edge` (child not built).
 absl::Status ResolveEdge(const CorrelatedSubquery& rel, const TableSpec& spec,
                          std::string_view table, const Level::TableFinder& find,
@@ -206,6 +214,10 @@ absl::Status Level::BuildRelated(const Ast& ast, const TableFinder& find, const 
     ASSIGN_OR_RETURN(edge.child, Build(*rel.subquery, &edge.child_cols, /*for_exists=*/false,
                                        find, StrCat(rpath, ".subquery")));
     if (!key_cols_.empty()) AcquireParentIndex(&edge);
+    edge.parent_probe = FirstOccurrences(edge.parent_cols);
+    edge.node_key_sort = std::make_unique<std::vector<SortPart>>();
+    for (int c : edge.parent_cols) AppendIfNew(*edge.node_key_sort, {c, false});
+    for (int c : spec.primary_key) AppendIfNew(*edge.node_key_sort, {c, false});
     if (rel.hidden) {
       auto hidden = std::make_shared<QueryShape>(*edge.child->shape_);
       hidden->hidden = true;
@@ -251,7 +263,7 @@ bool Level::Member(const Row& row) const {
   if (has_start_ && !start_values_.empty()) {
     CursorProbe probe{&start_values_, start_exclusive_};
     RowOrderLess less{sort_.get()};
-    if (less.CompareProbe(row, probe) <= 0) return false;
+    if (less.CompareProbe(*row, probe) <= 0) return false;
   }
   return true;
 }

@@ -60,6 +60,9 @@ struct LevelEdge {
   // parent index's leading columns.
   std::vector<int> exists_probe;
   std::vector<int> parent_probe;
+  // Related edges: (parent_cols..., parent pk) ascending, repeats dropped — the order of a
+  // window's node rows by correlation key (window.h Window::by_key). Stable address.
+  std::unique_ptr<std::vector<SortPart>> node_key_sort;
 };
 
 // Per-Process scratch: the rows of a level whose membership may have changed, pk → (before,

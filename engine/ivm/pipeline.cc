@@ -38,6 +38,14 @@ void ClearCandidates(const Level& level) {
   for (const LevelEdge& e : level.related()) ClearCandidates(*e.child);
 }
 
+// Whether row's cells at `cols` equal `key` (a key never holds a null: KeyOf).
+bool KeyMatches(const RowValues& row, const std::vector<int>& cols, const RowValues& key) {
+  for (size_t i = 0; i < key.size(); ++i) {
+    if (CompareValues(row[cols[i]], key[i]) != 0) return false;
+  }
+  return true;
+}
+
 // The parents (current rows) correlated with `key` through an EXISTS edge.
 template <typename Fn>
 void ForEachParent(const LevelEdge& e, const RowValues& key, Fn fn) {
@@ -45,10 +53,8 @@ void ForEachParent(const LevelEdge& e, const RowValues& key, Fn fn) {
   // null (KeyOf), so the run's rows are exactly those whose cells equal the key.
   const RowIndexSet& index = *e.parent_index;
   for (auto it = index.lower_bound(KeyProbe{&key, &e.parent_probe}); it != index.end(); ++it) {
-    for (size_t i = 0; i < key.size(); ++i) {
-      if (CompareValues((**it)[e.parent_cols[i]], key[i]) != 0) return;
-    }
-    fn(*it);
+    if (!KeyMatches(**it, e.parent_cols, key)) return;
+    fn(it->row);
   }
 }
 
@@ -151,7 +157,7 @@ void EmitWindow(const Level& level, const RowValues* key,
         added.push_back(d.after);
         continue;
       }
-      if (has_children) w.nodes.find(pk)->second.row = d.after;
+      if (has_children) ReplaceNodeRow(level, w, d.before, d.after);
       edits.push_back(MakeEdit(path, d.before, d.after));
     }
   }
@@ -159,18 +165,21 @@ void EmitWindow(const Level& level, const RowValues* key,
   // Children of the nodes that stay (their rows are current: edits applied above).
   const auto& related = level.related();
   for (size_t r = 0; r < related.size(); ++r) {
-    const Level& child = *related[r].child;
+    const LevelEdge& edge = related[r];
+    const Level& child = *edge.child;
     const LevelCandidates& cc = child.candidates();
     static const std::vector<const NetChange*> kNone;
+    const RowIndex& parents = w.by_key[r];
     for (const RowValues& ckey : cc.visit) {
-      auto nodes = w.by_key[r].find(ckey);
-      if (nodes == w.by_key[r].end()) continue;
+      // The nodes whose parent-side key equals ckey: one run of by_key.
+      auto it = parents.lower_bound(KeyProbe{&ckey, &edge.parent_probe});
+      if (it == parents.end() || !KeyMatches(**it, edge.parent_cols, ckey)) continue;
       auto list = cc.by_key.find(ckey);
-      for (const RowValues& pk : nodes->second) {
-        Window::Node& node = w.nodes.find(pk)->second;
-        path.push_back(PathStep{related[r].alias, node.row, static_cast<int>(r)});
-        EmitWindow(child, &ckey, list == cc.by_key.end() ? kNone : list->second,
-                   *node.related[r], path, events);
+      const std::vector<const NetChange*>& cands = list == cc.by_key.end() ? kNone : list->second;
+      for (; it != parents.end() && KeyMatches(**it, edge.parent_cols, ckey); ++it) {
+        const Row& node_row = it->row;
+        path.push_back(PathStep{edge.alias, node_row, static_cast<int>(r)});
+        EmitWindow(child, &ckey, cands, NodeChildren(level, w, node_row)[r], path, events);
         path.pop_back();
       }
     }
