@@ -97,6 +97,8 @@ absl::StatusOr<std::unique_ptr<Level>> Level::Build(const Ast& ast,
   // On an error below, the destructor releases every index acquired so far.
   std::unique_ptr<Level> level(new Level());
   level->table_ = table;
+  level->candidates_.by_pk =
+      absl::btree_map<IndexEntry, const NetChange*, EntryLess>(EntryLess{&table->pk_sort()});
   if (key_cols != nullptr) level->key_cols_ = *key_cols;
   level->key_probe_ = FirstOccurrences(level->key_cols_);
   level->limit_ = ast.limit;  // before InitSource: the limit decides which index serves
