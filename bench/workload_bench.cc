@@ -36,6 +36,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -506,6 +507,7 @@ struct Options {
   std::string data, scale_arg = "all", real_mode = "auto", node = "node", child_scale;
   int runs = 3, txn_loops = 0;
   bool warmup = true;
+  std::set<int64_t> only_queries;  // --queries (profiling only): empty = all ten
 };
 
 Options ParseFlags(int argc, char** argv) {
@@ -524,6 +526,13 @@ Options ParseFlags(int argc, char** argv) {
     else if (a == "--no-warmup") o.warmup = false;
     else if (a == "--child") o.child_scale = next();
     else if (a == "--txn-loops") o.txn_loops = std::max(0, std::atoi(next().c_str()));
+    else if (a == "--queries") {
+      std::stringstream ss(next());
+      std::string id;
+      while (std::getline(ss, id, ',')) {
+        if (!id.empty()) o.only_queries.insert(std::atoll(id.c_str()));
+      }
+    }
     else if (a == "--help" || a == "-h") {
       std::printf(
           "usage: workload_bench --data DIR [--scale 1k|10k|100k|1M|all|A,B,...] [--runs N]\n"
@@ -534,7 +543,8 @@ Options ParseFlags(int argc, char** argv) {
           "alternating per run; without them it prints the stored figures, labelled.\n"
           "--no-warmup skips the real engine's 1k warm-up pass in its process.\n"
           "Profiling: workload_bench --data DIR --child 100k --txn-loops N runs ours alone and,\n"
-          "after the txn phase, N rounds of the txns undone and redone (for perf record).\n");
+          "after the txn phase, N rounds of the txns undone and redone (for perf record);\n"
+          "--queries 1,5 registers only those query ids (what one query's upkeep costs).\n");
       std::exit(0);
     } else {
       Die("unknown flag " + a + " (see --help)");
@@ -603,6 +613,7 @@ int main(int argc, char** argv) {
     auto ast = ParseAst(q["ast"]);
     if (!ast.ok()) Die("bench-workload.json query " + q["name"].get<std::string>() + ": " +
                        std::string(ast.status().message()));
+    if (!o.only_queries.empty() && !o.only_queries.contains(q["queryId"].get<int64_t>())) continue;
     queries.emplace_back(q["queryId"].get<int64_t>(), *ast);
     names.emplace_back(q["queryId"].get<int64_t>(), q["class"].get<std::string>());
   }

@@ -17,14 +17,13 @@
 #include <utility>
 #include <vector>
 
+#include "engine/row.h"
 #include "engine/value.h"
 #include "nlohmann/json.hpp"
 
 namespace rindle {
 
-// Rows are immutable and shared between tables, indexes, operators and events.
-using Row = std::shared_ptr<const RowValues>;
-inline Row MakeRow(RowValues v) { return std::make_shared<const RowValues>(std::move(v)); }
+// Rows are immutable and shared between tables, indexes, operators and events (row.h).
 
 struct TreeNode {
   Row row;

@@ -7,6 +7,7 @@
 
 #include "base/check.h"
 #include "engine/order_prefix.h"
+#include "engine/row_index.h"
 
 namespace rindle {
 
@@ -16,6 +17,7 @@ struct Keyed {
   uint64_t p0;
   uint64_t p1;  // 0 when the sort has one part
   const Row* row;
+  uint64_t image;  // SortImage of the first cell (row_index.h), handed to the index's entries
   bool exact0;  // equal p0 of two exact records imply equal first cells
 };
 
@@ -61,14 +63,15 @@ bool KeyRows(const std::vector<const Row*>& rows, SortPart first, const SortPart
       p1 = numbers1 ? NumberImage(v1) : OrderPrefix(v1);
     }
     keyed.push_back({numbers0 ? NumberImage(v0) : OrderPrefix(v0), p1, rows[i],
-                     numbers0 || OrderPrefixExact(v0)});
+                     SortImage(v0, first.desc), numbers0 || OrderPrefixExact(v0)});
   }
   return true;
 }
 
 }  // namespace
 
-void SortRowsForIndex(const std::vector<SortPart>& sort, std::vector<const Row*>& rows) {
+void SortRowsForIndex(const std::vector<SortPart>& sort, std::vector<const Row*>& rows,
+                      std::vector<uint64_t>* images) {
   RINDLE_CHECK(!sort.empty());
   const SortPart first = sort.front();
   const bool two = sort.size() > 1;
@@ -92,6 +95,10 @@ void SortRowsForIndex(const std::vector<SortPart>& sort, std::vector<const Row*>
     return CompareBySort(sort, **a.row, **b.row) < 0;
   });
   for (size_t i = 0; i < keyed.size(); ++i) rows[i] = keyed[i].row;
+  if (images != nullptr) {
+    images->resize(keyed.size());
+    for (size_t i = 0; i < keyed.size(); ++i) (*images)[i] = keyed[i].image;
+  }
 }
 
 }  // namespace rindle

@@ -9,6 +9,7 @@
 // falls back to CompareBySort over the full rows. The result is exactly the CompareBySort order. Source: issue 16 (hydration cost), ARCHITECTURE.md §7 "Sources".
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "engine/change.h"
@@ -16,6 +17,9 @@
 
 namespace rindle {
 
-void SortRowsForIndex(const std::vector<SortPart>& sort, std::vector<const Row*>& rows);
+// `images`, when given, receives each sorted row's SortImage of its first sort cell (row_index.h
+// entries), computed while the row was read for its keys.
+void SortRowsForIndex(const std::vector<SortPart>& sort, std::vector<const Row*>& rows,
+                      std::vector<uint64_t>* images = nullptr);
 
 }  // namespace rindle

@@ -22,14 +22,9 @@ uint64_t OrderPrefix(const Value& v) {
       bits = (bits >> 63) ? ~bits : (bits | (uint64_t{1} << 63));
       return (uint64_t{2} << kPayloadBits) | (bits >> 2);
     }
-    case Value::Kind::kString: {
-      const std::string& s = v.as_string();
-      uint64_t bytes = 0;
-      for (size_t i = 0; i < 8; ++i) {
-        bytes = (bytes << 8) | (i < s.size() ? static_cast<unsigned char>(s[i]) : 0);
-      }
-      return (uint64_t{3} << kPayloadBits) | (bytes >> 2);
-    }
+    case Value::Kind::kString:
+      // The first 7 bytes, held in the cell's tag (value.h): no read of the pooled text.
+      return (uint64_t{3} << kPayloadBits) | (v.string_prefix7() << (kPayloadBits - 56));
   }
   return 0;
 }

@@ -7,7 +7,8 @@
 // caller falls back to the full comparison). Layout: the kind rank in the top 2 bits (null < bool
 // < number < string, CompareValues' cross-kind order), then 62 bits of payload: a bool's value, a
 // number's order-preserving IEEE-754 image (ints through double: rounding is monotone; -0 as +0),
-// a string's first 8 bytes big-endian (shorter strings zero-padded: a prefix sorts first).
+// a string's first 7 bytes big-endian (shorter strings zero-padded: a prefix sorts first), read
+// from the cell's tag without touching the text (issue 16: index searches compute it per probe).
 #pragma once
 
 #include <cstdint>

@@ -9,27 +9,6 @@
 
 namespace rindle {
 
-int RowOrderLess::CompareProbe(const Row& a, const CursorProbe& p) const {
-  for (size_t i = 0; i < p.values->size() && i < sort->size(); ++i) {
-    const SortPart& part = (*sort)[i];
-    const int c = CompareValues((*a)[part.column], (*p.values)[i].second);
-    if (c != 0) return part.desc ? -c : c;
-  }
-  // Equal on every given column: the probe sits after (exclusive) or before (inclusive) them.
-  return p.after_equal ? -1 : 1;
-}
-
-int RowOrderLess::CompareKey(const Row& a, const KeyProbe& p) const {
-  const size_t n = p.cols != nullptr ? p.cols->size() : p.values->size();
-  for (size_t i = 0; i < n && i < sort->size(); ++i) {
-    const SortPart& part = (*sort)[i];
-    const Value& v = (*p.values)[p.cols != nullptr ? (*p.cols)[i] : i];
-    const int c = CompareValues((*a)[part.column], v);
-    if (c != 0) return part.desc ? -c : c;
-  }
-  return 1;  // equal on the key: the probe sits before the run
-}
-
 int RowPkLess::Compare(const RowValues& row, const RowValues& pk_cells) const {
   RINDLE_CHECK_EQ(pk_cells.size(), pk->size());
   for (size_t i = 0; i < pk->size(); ++i) {
@@ -51,12 +30,36 @@ Table::Table(std::string name, TableSpec spec, bool local)
     : name_(std::move(name)),
       spec_(std::move(spec)),
       local_(local),
-      rows_(RowPkLess{&spec_.primary_key}),
-      overlay_(RowPkLess{&spec_.primary_key}) {}
+      pk_sort_(PkSort()),
+      rows_(&pk_sort_),
+      overlay_(EntryLess{&pk_sort_, nullptr}) {}
+
+RowIndex::const_iterator Table::FindHead(const RowValues& pk, RowIndex::const_iterator* at) const {
+  RINDLE_CHECK_EQ(pk.size(), spec_.primary_key.size());
+  auto it = rows_.lower_bound(KeyProbe{&pk});
+  if (at != nullptr) *at = it;
+  if (it != rows_.end() && RowPkLess{&spec_.primary_key}.Compare(**it, pk) == 0) return it;
+  return rows_.end();
+}
+
+SyncOverlay::iterator Table::FindOverlay(const RowValues& pk, SyncOverlay::iterator* at) {
+  RINDLE_CHECK_EQ(pk.size(), spec_.primary_key.size());
+  const KeyProbe probe{&pk};
+  auto it = overlay_.lower_bound(MakeImagedKey(pk_sort_, probe));
+  if (at != nullptr) *at = it;
+  if (it != overlay_.end() && RowPkLess{&spec_.primary_key}.Compare(*it->first, pk) == 0) {
+    return it;
+  }
+  return overlay_.end();
+}
+
+SyncOverlay::const_iterator Table::FindOverlay(const RowValues& pk) const {
+  return const_cast<Table*>(this)->FindOverlay(pk, nullptr);
+}
 
 Row Table::Find(const RowValues& pk) const {
-  auto it = rows_.find(pk);
-  return it == rows_.end() ? nullptr : *it;
+  auto it = FindHead(pk, nullptr);
+  return it == rows_.end() ? nullptr : it->row;
 }
 
 Row Table::KeyRow(const RowValues& pk) const {
@@ -68,44 +71,45 @@ Row Table::KeyRow(const RowValues& pk) const {
 
 Row Table::Put(const RowValues& pk, Row row, bool optimistic, std::optional<Row>* old_overlay) {
   // One search of head and of the overlay each (their positions serve as insert hints).
-  const RowPkLess& by_pk = rows_.key_comp();
-  Row old;
-  auto it = rows_.lower_bound(pk);
-  if (it != rows_.end() && by_pk.Compare(**it, pk) == 0) old = *it;
+  RowIndex::const_iterator at;
+  auto it = FindHead(pk, &at);
+  Row old = it != rows_.end() ? it->row : nullptr;
   if (old_overlay != nullptr || (optimistic && !local_)) {
-    auto ov = overlay_.lower_bound(pk);
-    const bool present = ov != overlay_.end() && by_pk.Compare(*ov->first, pk) == 0;
+    SyncOverlay::iterator ov_at;
+    auto ov = FindOverlay(pk, &ov_at);
+    const bool present = ov != overlay_.end();
     if (old_overlay != nullptr) {
       *old_overlay = present ? std::optional<Row>(ov->second) : std::nullopt;
     }
     if (!present && optimistic && !local_) {
-      overlay_.emplace_hint(ov, old ? old : (row ? row : KeyRow(pk)), old);
+      overlay_.emplace_hint(ov_at, MakeEntry(pk_sort_, old ? old : (row ? row : KeyRow(pk))),
+                            old);
     }
   }
   for (auto& [key, idx] : indexes_) {
-    if (old && row && CompareBySort(*idx.sort, *old, *row) == 0) {
+    RowIndex& set = *idx.set;
+    if (old && row && CompareBySort(set.sort(), *old, *row) == 0) {
       // Same position under this index's sort (an edit of columns it does not order by):
       // replace the reference in place — one search instead of an erase and an insert.
-      auto at = idx.set->find(old);
-      RINDLE_CHECK(at != idx.set->end());
-      const_cast<Row&>(*at) = row;
+      auto found = set.find(old);
+      RINDLE_CHECK(found != set.end());
+      set.Replace(found, row);
       continue;
     }
     if (old) {
-      const size_t n = idx.set->erase(old);
+      const size_t n = set.erase(old);
       RINDLE_CHECK_EQ(n, size_t{1});
     }
     if (row) {
-      const bool inserted = idx.set->insert(row).second;
+      const bool inserted = set.insert(row);
       RINDLE_CHECK(inserted);
     }
   }
   if (row) {
     if (old) {
-      // Same pk, so the set's order is unchanged: replace the reference in place.
-      const_cast<Row&>(*it) = row;
+      rows_.Replace(it, row);  // same pk, so the same place
     } else {
-      rows_.insert(it, row);
+      rows_.insert(at, row);
     }
   } else if (old) {
     rows_.erase(it);
@@ -135,19 +139,16 @@ const RowIndexSet& Table::AcquireIndex(const std::vector<SortPart>& sort) {
   if (it == indexes_.end()) {
     Index idx;
     idx.sort = std::make_unique<std::vector<SortPart>>(Normalized(sort));
-    idx.building = std::make_unique<bool>(true);
+    idx.building = std::make_unique<bool>(false);
+    idx.set = std::make_unique<RowIndex>(idx.sort.get(), idx.building.get());
     // Sort row pointers by compact prefixes (index_build.h), then append them at end() with the
     // comparator trusting the order: building touches each row about once, copies no cell.
     std::vector<const Row*> sorted;
     sorted.reserve(rows_.size());
-    for (const Row& row : rows_) sorted.push_back(&row);
-    SortRowsForIndex(*idx.sort, sorted);
-    idx.set = std::make_unique<RowIndexSet>(RowOrderLess(idx.sort.get(), idx.building.get()));
-    for (size_t i = 0; i < sorted.size(); ++i) {
-      if (i + 8 < sorted.size()) __builtin_prefetch(sorted[i + 8]->get());  // the refcount's line
-      idx.set->insert(idx.set->end(), *sorted[i]);
-    }
-    *idx.building = false;
+    for (const IndexEntry& e : rows_) sorted.push_back(&e.row);
+    std::vector<uint64_t> images;
+    SortRowsForIndex(idx.set->sort(), sorted, &images);
+    idx.set->AppendSorted(sorted, images);
     RINDLE_CHECK_EQ(idx.set->size(), rows_.size());
     it = indexes_.emplace(key, std::move(idx)).first;
   }
@@ -158,7 +159,7 @@ const RowIndexSet& Table::AcquireIndex(const std::vector<SortPart>& sort) {
 const RowIndexSet& Table::AcquireRunIndex(const std::vector<int>& lead,
                                           std::vector<SortPart>* held) {
   for (auto& [key, idx] : indexes_) {
-    const std::vector<SortPart>& s = *idx.sort;
+    const std::vector<SortPart>& s = idx.set->sort();
     bool leads = s.size() >= lead.size();
     for (size_t i = 0; leads && i < lead.size(); ++i) {
       leads = s[i].column == lead[i] && !s[i].desc;
@@ -191,20 +192,22 @@ std::vector<SortPart> Table::PkSort() const {
 std::vector<RowValues> Table::HeadRows() const {
   std::vector<RowValues> out;
   out.reserve(rows_.size());
-  for (const Row& row : rows_) out.push_back(*row);
+  for (const IndexEntry& e : rows_) out.push_back(*e.row);
   return out;
 }
 
 Row Table::SyncFind(const RowValues& pk) const {
-  auto it = overlay_.find(pk);
+  auto it = FindOverlay(pk);
   if (it != overlay_.end()) return it->second;
   return Find(pk);
 }
 
 std::vector<RowValues> Table::SyncRows() const {
-  absl::btree_set<Row, RowPkLess> merged(rows_.begin(), rows_.end(), rows_.key_comp());
+  const RowPkLess by_pk{&spec_.primary_key};
+  absl::btree_set<Row, RowPkLess> merged(by_pk);
+  for (const IndexEntry& e : rows_) merged.insert(merged.end(), e.row);
   for (const auto& [key, row] : overlay_) {
-    merged.erase(key);
+    merged.erase(key.row);
     if (row) merged.insert(row);
   }
   std::vector<RowValues> out;
@@ -214,21 +217,22 @@ std::vector<RowValues> Table::SyncRows() const {
 }
 
 void Table::SetOverlayEntry(const RowValues& pk, std::optional<Row> sync_row) {
+  SyncOverlay::iterator at;
+  auto it = FindOverlay(pk, &at);
   if (!sync_row.has_value()) {
-    overlay_.erase(pk);
+    if (it != overlay_.end()) overlay_.erase(it);
     return;
   }
-  auto it = overlay_.find(pk);
   if (it != overlay_.end()) {
     it->second = *sync_row;
     return;
   }
   Row key = *sync_row ? *sync_row : Find(pk);
-  overlay_.emplace(key ? key : KeyRow(pk), *sync_row);
+  overlay_.emplace_hint(at, MakeEntry(pk_sort_, key ? key : KeyRow(pk)), *sync_row);
 }
 
 std::optional<Row> Table::OverlayEntry(const RowValues& pk) const {
-  auto it = overlay_.find(pk);
+  auto it = FindOverlay(pk);
   if (it == overlay_.end()) return std::nullopt;
   return it->second;
 }

@@ -3,12 +3,13 @@
 // (non-local) table — the `sync` baseline kept as an overlay of the rows where sync differs from
 // head. Holds state; not thread-safe.
 //
-// Rows are full-width positional (schema.h) and shared (change.h Row); head, indexes and overlay
-// hold references to them, never copies of their cells (head and overlay are searched by pk
-// through RowPkLess). An index orders rows by a
-// SortPart list that always ends with the pk columns, so every index is a total order. Writes go
-// through Put(pk, new) which keeps every index in step and reports the previous row. Put never
-// validates: the Db checks preconditions first. Source: ARCHITECTURE.md §7 "Sources"; seed 000
+// Rows are full-width positional (schema.h) and shared (row.h Row); head, indexes and overlay
+// hold references to them, never copies of their cells, as row_index.h entries: (the order image
+// of the first sort cell, the row), so a search compares integers and reads rows only on image
+// ties (head and overlay are ordered by the pk and searched by the pk's cells). An index orders
+// rows by a SortPart list that always ends with the pk columns, so every index is a total order.
+// Writes go through Put(pk, new) which keeps every index in step and reports the previous row.
+// Put never validates: the Db checks preconditions first. Source: ARCHITECTURE.md §7 "Sources"; seed 000
 // §1.3 (sync beside head).
 #pragma once
 
@@ -22,6 +23,7 @@
 #include "absl/container/btree_set.h"
 #include "engine/change.h"
 #include "engine/query_shape.h"
+#include "engine/row_index.h"
 #include "engine/schema.h"
 
 namespace rindle {
@@ -32,46 +34,10 @@ struct RowKeyLess {
   }
 };
 
-// Orders full rows by a sort spec; transparent so a cursor probe can seek (see CursorProbe).
-struct CursorProbe {
-  const std::vector<std::pair<int, Value>>* values;  // (column, value) for leading sort columns
-  bool after_equal;  // true: the probe sits after every row equal on those columns
-};
+// A table's index: its rows as entries carrying their first sort cell's image (row_index.h).
+using RowIndexSet = RowIndex;
 
-// Seeks the start of a key's run in an index whose sort leads with the key's columns (asc): the
-// probe sits before every row whose leading cells equal the key. The key is values[cols[i]] (or
-// values[i] when cols is null), so a parent row probes its children without copying its key.
-struct KeyProbe {
-  const RowValues* values;
-  const std::vector<int>* cols = nullptr;
-};
-
-struct RowOrderLess {
-  using is_transparent = void;
-  RowOrderLess() = default;
-  explicit RowOrderLess(const std::vector<SortPart>* s, const bool* trusted = nullptr)
-      : sort(s), trusted_ascending(trusted) {}
-  const std::vector<SortPart>* sort = nullptr;
-  // While *trusted_ascending (Table::AcquireIndex's bulk build only, which appends pre-sorted
-  // distinct rows at end()), row-vs-row answers "a < b" without reading either row: the btree's
-  // end-hint check is then the only row comparison it makes, and it would be true.
-  const bool* trusted_ascending = nullptr;
-  bool operator()(const Row& a, const Row& b) const {
-    if (trusted_ascending != nullptr && *trusted_ascending) return true;
-    return CompareBySort(*sort, *a, *b) < 0;
-  }
-  int CompareProbe(const Row& a, const CursorProbe& p) const;  // row vs probe
-  bool operator()(const Row& a, const CursorProbe& p) const { return CompareProbe(a, p) < 0; }
-  bool operator()(const CursorProbe& p, const Row& a) const { return CompareProbe(a, p) > 0; }
-  int CompareKey(const Row& a, const KeyProbe& p) const;  // row vs key probe (never 0)
-  bool operator()(const Row& a, const KeyProbe& p) const { return CompareKey(a, p) < 0; }
-  bool operator()(const KeyProbe& p, const Row& a) const { return CompareKey(a, p) > 0; }
-};
-
-using RowIndexSet = absl::btree_set<Row, RowOrderLess>;
-
-// Orders rows by their pk cells (at the table's pk columns), transparent with a pk's cells: a
-// table's head and overlay hold row REFERENCES and are searched by pk without any pk copy.
+// Compares a row's pk cells (at the table's pk columns) with a pk's cells.
 struct RowPkLess {
   using is_transparent = void;
   const std::vector<int>* pk;  // the table's pk columns (TableSpec::primary_key)
@@ -80,8 +46,9 @@ struct RowPkLess {
   bool operator()(const Row& a, const RowValues& k) const { return Compare(*a, k) < 0; }
   bool operator()(const RowValues& k, const Row& a) const { return Compare(*a, k) > 0; }
 };
-// pk → sync row, keyed by a row holding that pk's cells (the sync row or a head row at the pk).
-using SyncOverlay = absl::btree_map<Row, Row, RowPkLess>;
+// pk → sync row, keyed by an entry (row_index.h) of a row holding that pk's cells (the sync row
+// or a head row at the pk) under the pk sort: searched by pk through its image without a copy.
+using SyncOverlay = absl::btree_map<IndexEntry, Row, EntryLess>;
 
 // The net change of one pk over a span of writes (nullptr = absent).
 struct NetChange {
@@ -128,6 +95,9 @@ class Table {
   void ReleaseIndex(const std::vector<SortPart>& sort);
   // Sort parts of the pk, ascending.
   std::vector<SortPart> PkSort() const;
+  // The same, at a stable address (the table never moves): head's order, and the order of the
+  // operators' per-pk maps (engine/ivm/window.h).
+  const std::vector<SortPart>& pk_sort() const { return pk_sort_; }
 
   // Head rows in pk order.
   std::vector<RowValues> HeadRows() const;
@@ -148,8 +118,8 @@ class Table {
  private:
   struct Index {
     std::unique_ptr<std::vector<SortPart>> sort;  // stable address for the comparator
-    std::unique_ptr<bool> building;               // the comparator's trusted_ascending flag
-    std::unique_ptr<RowIndexSet> set;
+    std::unique_ptr<bool> building;               // the comparator's bulk-build flag
+    std::unique_ptr<RowIndex> set;
     int refs = 0;
   };
   static std::vector<SortPart> Normalized(const std::vector<SortPart>& sort);
@@ -157,12 +127,17 @@ class Table {
 
   // A row whose pk cells are `pk` (for an overlay key when neither head nor sync has a row).
   Row KeyRow(const RowValues& pk) const;
+  // The head entry at `pk`, or rows_.end(); `*at` receives the lower bound (an insert hint).
+  RowIndex::const_iterator FindHead(const RowValues& pk, RowIndex::const_iterator* at) const;
+  SyncOverlay::iterator FindOverlay(const RowValues& pk, SyncOverlay::iterator* at);
+  SyncOverlay::const_iterator FindOverlay(const RowValues& pk) const;
 
   std::string name_;
   TableSpec spec_;
   bool local_;
+  std::vector<SortPart> pk_sort_;  // the pk columns ascending: head's and the overlay's order
   // Head rows by pk: references only (issue 16: a pk copy per row was ~90 bytes at 100k).
-  absl::btree_set<Row, RowPkLess> rows_;
+  RowIndex rows_;
   std::map<std::string, Index> indexes_;
   SyncOverlay overlay_;  // sync value (nullptr = absent in sync)
 };

@@ -52,7 +52,7 @@ TEST(TableTest, IndexesHoldTheHeadRowsThemselves) {
   const std::vector<SortPart> by_n = {{2, true}, {1, false}, {0, false}};
   const RowIndexSet& idx = t.AcquireIndex(by_n);
   ASSERT_EQ(idx.size(), 1u);
-  EXPECT_EQ(idx.begin()->get(), r.get());  // a reference, not a copy
+  EXPECT_EQ(idx.begin()->row.get(), r.get());  // a reference, not a copy
   EXPECT_EQ(t.Find({S("o1"), S("a")}).get(), r.get());
   t.ReleaseIndex(by_n);
 }

@@ -77,6 +77,8 @@ class Value {
   int64_t as_int() const { Expect(Kind::kInt); return int_; }
   double as_double() const;  // int or double
   const std::string& as_string() const { Expect(Kind::kString); return str_->text; }
+  // A string's first 7 bytes, big-endian and zero-padded — read from the tag, not the text.
+  uint64_t string_prefix7() const { Expect(Kind::kString); return tag_ >> 8; }
   // Same pooled copy: for strings, exactly string equality (string_pool.h invariant).
   bool SameString(const Value& o) const { return str_ == o.str_; }
 

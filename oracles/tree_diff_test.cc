@@ -30,7 +30,7 @@ Ast IssuesWithComments() {
   return *ast;
 }
 
-TreeNode Node(RowValues row) { return TreeNode{std::make_shared<const RowValues>(std::move(row)), {}}; }
+TreeNode Node(RowValues row) { return TreeNode{MakeRow(std::move(row)), {}}; }
 
 TreeNode IssueNode(const std::string& id, const std::string& title,
                    std::vector<TreeNode> comments) {

@@ -113,7 +113,7 @@ TEST(FreshMemoTest, TablesAndTreesCompareCellExact) {
   EXPECT_FALSE(PlainTableSame(x, y));
   y[{Value::Int(1)}] = {Value::Int(1), Value::Null()};
   EXPECT_FALSE(PlainTableSame(x, y));
-  auto row = [](RowValues v) { return std::make_shared<const RowValues>(std::move(v)); };
+  auto row = [](RowValues v) { return MakeRow(std::move(v)); };
   std::vector<TreeNode> t1{{row({Value::Int(1), Value::Bool(true)}), {{"n", {}}}}};
   std::vector<TreeNode> t2{{row({Value::Int(1), Value::Bool(true)}), {{"n", {}}}}};
   EXPECT_TRUE(TreesSame(t1, t2));

@@ -39,7 +39,7 @@ class PresentedTest : public ::testing::Test {
   static Value S(const char* s) { return Value::String(s); }
   using Rels = std::vector<std::pair<std::string, std::vector<TreeNode>>>;
   static TreeNode Node(RowValues row, Rels rel) {
-    return TreeNode{std::make_shared<const RowValues>(std::move(row)), std::move(rel)};
+    return TreeNode{MakeRow(std::move(row)), std::move(rel)};
   }
 
   Schema schema_;

@@ -59,6 +59,14 @@ absl::Status ResolveCorrelation(const Correlation& corr, const TableSpec& parent
   return absl::OkStatus();
 }
 
+// Appends `part` unless its column is already ordered (a repeat cannot change the order).
+void AppendIfNew(std::vector<SortPart>& sort, SortPart part) {
+  for (const SortPart& p : sort) {
+    if (p.column == part.column) return;
+  }
+  sort.push_back(part);
+}
+
 // Resolves a related/EXISTS subquery's child table and correlation into `edge` (child not built).
 absl::Status ResolveEdge(const CorrelatedSubquery& rel, const TableSpec& spec,
                          std::string_view table, const Level::TableFinder& find,
@@ -89,6 +97,8 @@ absl::StatusOr<std::unique_ptr<Level>> Level::Build(const Ast& ast,
   // On an error below, the destructor releases every index acquired so far.
   std::unique_ptr<Level> level(new Level());
   level->table_ = table;
+  level->candidates_.by_pk =
+      absl::btree_map<IndexEntry, const NetChange*, EntryLess>(EntryLess{&table->pk_sort()});
   if (key_cols != nullptr) level->key_cols_ = *key_cols;
   level->key_probe_ = FirstOccurrences(level->key_cols_);
   level->limit_ = ast.limit;  // before InitSource: the limit decides which index serves
@@ -206,6 +216,10 @@ absl::Status Level::BuildRelated(const Ast& ast, const TableFinder& find, const 
     ASSIGN_OR_RETURN(edge.child, Build(*rel.subquery, &edge.child_cols, /*for_exists=*/false,
                                        find, StrCat(rpath, ".subquery")));
     if (!key_cols_.empty()) AcquireParentIndex(&edge);
+    edge.parent_probe = FirstOccurrences(edge.parent_cols);
+    edge.node_key_sort = std::make_unique<std::vector<SortPart>>();
+    for (int c : edge.parent_cols) AppendIfNew(*edge.node_key_sort, {c, false});
+    for (int c : spec.primary_key) AppendIfNew(*edge.node_key_sort, {c, false});
     if (rel.hidden) {
       auto hidden = std::make_shared<QueryShape>(*edge.child->shape_);
       hidden->hidden = true;
@@ -251,7 +265,7 @@ bool Level::Member(const Row& row) const {
   if (has_start_ && !start_values_.empty()) {
     CursorProbe probe{&start_values_, start_exclusive_};
     RowOrderLess less{sort_.get()};
-    if (less.CompareProbe(row, probe) <= 0) return false;
+    if (less.CompareProbe(*row, probe) <= 0) return false;
   }
   return true;
 }

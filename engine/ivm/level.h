@@ -24,6 +24,7 @@
 // `$.` path into the AST. Source: seed 000 §2 (query surface), ARCHITECTURE.md §7.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -60,12 +61,21 @@ struct LevelEdge {
   // parent index's leading columns.
   std::vector<int> exists_probe;
   std::vector<int> parent_probe;
+  // Related edges: (parent_cols..., parent pk) ascending, repeats dropped — the order of a
+  // window's node rows by correlation key (window.h Window::by_key). Stable address.
+  std::unique_ptr<std::vector<SortPart>> node_key_sort;
 };
 
 // Per-Process scratch: the rows of a level whose membership may have changed, pk → (before,
 // after) (before == after for a row whose EXISTS may have flipped without it changing).
 struct LevelCandidates {
-  absl::btree_map<RowValues, NetChange, RowKeyLess> by_pk;
+  // Whether this level's table or any level below it has a change in this Process call.
+  bool touched = false;
+  // By pk (keyed by a row at that pk under its table's pk sort): the level table's own net
+  // changes (pointing into the Process call's NetChangeSet) and EXISTS-flip candidates (in
+  // `flips`, whose addresses are stable).
+  absl::btree_map<IndexEntry, const NetChange*, EntryLess> by_pk;
+  std::deque<NetChange> flips;
   // Child levels only: correlation key → the candidates whose before or after row has that key.
   absl::btree_map<RowValues, std::vector<const NetChange*>, RowKeyLess> by_key;
   // Child levels only: the keys of every partition that needs a visit — those with candidates

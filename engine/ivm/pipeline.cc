@@ -18,24 +18,36 @@ bool SameKey(const std::optional<RowValues>& a, const std::optional<RowValues>& 
   return CompareRowValues(*a, *b) == 0;
 }
 
-bool TouchesLevel(const Level& level, const NetChangeSet& changes) {
+// Marks every level whose table, or a table below it, has a change (LevelCandidates::touched);
+// returns the mark of `level`.
+bool MarkTouched(const Level& level, const NetChangeSet& changes) {
   auto it = changes.find(level.table()->name());
-  if (it != changes.end() && !it->second.empty()) return true;
-  for (const LevelEdge& e : level.exists()) {
-    if (TouchesLevel(*e.child, changes)) return true;
-  }
-  for (const LevelEdge& e : level.related()) {
-    if (TouchesLevel(*e.child, changes)) return true;
-  }
-  return false;
+  bool touched = it != changes.end() && !it->second.empty();
+  for (const LevelEdge& e : level.exists()) touched = MarkTouched(*e.child, changes) || touched;
+  for (const LevelEdge& e : level.related()) touched = MarkTouched(*e.child, changes) || touched;
+  level.candidates().touched = touched;
+  return touched;
 }
 
+// Empties the candidates of every touched level (the others hold none).
 void ClearCandidates(const Level& level) {
-  level.candidates().by_pk.clear();
-  level.candidates().by_key.clear();
-  level.candidates().visit.clear();
+  LevelCandidates& c = level.candidates();
+  if (!c.touched) return;
+  c.touched = false;
+  c.by_pk.clear();
+  c.flips.clear();
+  c.by_key.clear();
+  c.visit.clear();
   for (const LevelEdge& e : level.exists()) ClearCandidates(*e.child);
   for (const LevelEdge& e : level.related()) ClearCandidates(*e.child);
+}
+
+// Whether row's cells at `cols` equal `key` (a key never holds a null: KeyOf).
+bool KeyMatches(const RowValues& row, const std::vector<int>& cols, const RowValues& key) {
+  for (size_t i = 0; i < key.size(); ++i) {
+    if (CompareValues(row[cols[i]], key[i]) != 0) return false;
+  }
+  return true;
 }
 
 // The parents (current rows) correlated with `key` through an EXISTS edge.
@@ -45,43 +57,48 @@ void ForEachParent(const LevelEdge& e, const RowValues& key, Fn fn) {
   // null (KeyOf), so the run's rows are exactly those whose cells equal the key.
   const RowIndexSet& index = *e.parent_index;
   for (auto it = index.lower_bound(KeyProbe{&key, &e.parent_probe}); it != index.end(); ++it) {
-    for (size_t i = 0; i < key.size(); ++i) {
-      if (CompareValues((**it)[e.parent_cols[i]], key[i]) != 0) return;
-    }
-    fn(*it);
+    if (!KeyMatches(**it, e.parent_cols, key)) return;
+    fn(it->row);
   }
 }
 
 // Step 1 of Process (pipeline.h): fills every level's candidates.
 void ComputeCandidates(const Level& level, const NetChangeSet& changes) {
   LevelCandidates& c = level.candidates();
+  const std::vector<SortPart>& pk_sort = level.table()->pk_sort();
   if (auto it = changes.find(level.table()->name()); it != changes.end()) {
-    for (const auto& [pk, ch] : it->second) c.by_pk.emplace(pk, ch);
+    for (const auto& [pk, ch] : it->second) {
+      const Row& at = ch.after ? ch.after : ch.before;
+      if (at) c.by_pk.emplace_hint(c.by_pk.end(), MakeEntry(pk_sort, at), &ch);  // pk order
+    }
   }
   for (const LevelEdge& e : level.exists()) {
-    if (!TouchesLevel(*e.child, changes)) continue;
+    if (!e.child->candidates().touched) continue;
     ComputeCandidates(*e.child, changes);
     for (const auto& [pk, ch] : e.child->candidates().by_pk) {
-      for (const Row& row : {ch.before, ch.after}) {
-        if (!row) continue;
-        std::optional<RowValues> key = Level::KeyOf(*row, e.child_cols);
+      for (const Row* row : {&ch->before, &ch->after}) {
+        if (!*row) continue;
+        std::optional<RowValues> key = Level::KeyOf(**row, e.child_cols);
         if (!key) continue;
         ForEachParent(e, *key, [&](const Row& parent) {
-          c.by_pk.try_emplace(level.spec().PkOf(*parent), NetChange{parent, parent});
+          auto at = c.by_pk.find(MakeImagedRow(pk_sort, *parent));
+          if (at != c.by_pk.end()) return;  // a change of its own, or already a candidate
+          c.flips.push_back(NetChange{parent, parent});
+          c.by_pk.emplace(MakeEntry(pk_sort, parent), &c.flips.back());
         });
       }
     }
   }
   for (const LevelEdge& e : level.related()) {
-    if (!TouchesLevel(*e.child, changes)) continue;
+    if (!e.child->candidates().touched) continue;
     ComputeCandidates(*e.child, changes);
     LevelCandidates& cc = e.child->candidates();
     for (const auto& [pk, ch] : cc.by_pk) {
       std::optional<RowValues> kb, ka;
-      if (ch.before) kb = Level::KeyOf(*ch.before, e.child_cols);
-      if (ch.after) ka = Level::KeyOf(*ch.after, e.child_cols);
-      if (kb) cc.by_key[*kb].push_back(&ch);
-      if (ka && !SameKey(ka, kb)) cc.by_key[*ka].push_back(&ch);
+      if (ch->before) kb = Level::KeyOf(*ch->before, e.child_cols);
+      if (ch->after) ka = Level::KeyOf(*ch->after, e.child_cols);
+      if (kb) cc.by_key[*kb].push_back(ch);
+      if (ka && !SameKey(ka, kb)) cc.by_key[*ka].push_back(ch);
     }
     for (const auto& [key, list] : cc.by_key) cc.visit.insert(key);
     // A change deeper down passes through the partitions holding its parents' rows.
@@ -151,7 +168,7 @@ void EmitWindow(const Level& level, const RowValues* key,
         added.push_back(d.after);
         continue;
       }
-      if (has_children) w.nodes.find(pk)->second.row = d.after;
+      if (has_children) ReplaceNodeRow(level, w, d.before, d.after);
       edits.push_back(MakeEdit(path, d.before, d.after));
     }
   }
@@ -159,18 +176,21 @@ void EmitWindow(const Level& level, const RowValues* key,
   // Children of the nodes that stay (their rows are current: edits applied above).
   const auto& related = level.related();
   for (size_t r = 0; r < related.size(); ++r) {
-    const Level& child = *related[r].child;
+    const LevelEdge& edge = related[r];
+    const Level& child = *edge.child;
     const LevelCandidates& cc = child.candidates();
     static const std::vector<const NetChange*> kNone;
+    const RowIndex& parents = w.by_key[r];
     for (const RowValues& ckey : cc.visit) {
-      auto nodes = w.by_key[r].find(ckey);
-      if (nodes == w.by_key[r].end()) continue;
+      // The nodes whose parent-side key equals ckey: one run of by_key.
+      auto it = parents.lower_bound(KeyProbe{&ckey, &edge.parent_probe});
+      if (it == parents.end() || !KeyMatches(**it, edge.parent_cols, ckey)) continue;
       auto list = cc.by_key.find(ckey);
-      for (const RowValues& pk : nodes->second) {
-        Window::Node& node = w.nodes.find(pk)->second;
-        path.push_back(PathStep{related[r].alias, node.row, static_cast<int>(r)});
-        EmitWindow(child, &ckey, list == cc.by_key.end() ? kNone : list->second,
-                   *node.related[r], path, events);
+      const std::vector<const NetChange*>& cands = list == cc.by_key.end() ? kNone : list->second;
+      for (; it != parents.end() && KeyMatches(**it, edge.parent_cols, ckey); ++it) {
+        const Row& node_row = it->row;
+        path.push_back(PathStep{edge.alias, node_row, static_cast<int>(r)});
+        EmitWindow(child, &ckey, cands, NodeChildren(level, w, node_row)[r], path, events);
         path.pop_back();
       }
     }
@@ -212,11 +232,11 @@ std::vector<ChangeEvent> Pipeline::Hydrate() {
 
 std::vector<ChangeEvent> Pipeline::Process(const NetChangeSet& changes) {
   std::vector<ChangeEvent> events;
-  if (!TouchesLevel(*root_, changes)) return events;
+  if (!MarkTouched(*root_, changes)) return events;
   ComputeCandidates(*root_, changes);
   std::vector<const NetChange*> candidates;
   candidates.reserve(root_->candidates().by_pk.size());
-  for (const auto& [pk, ch] : root_->candidates().by_pk) candidates.push_back(&ch);
+  for (const auto& [pk, ch] : root_->candidates().by_pk) candidates.push_back(ch);
   std::vector<PathStep> path;
   EmitWindow(*root_, nullptr, candidates, *window_, path, events);
   ClearCandidates(*root_);

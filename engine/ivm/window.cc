@@ -5,7 +5,16 @@
 namespace rindle {
 
 Window::Window(const Level& level)
-    : rows(RowOrderLess{&level.sort()}), by_key(level.related().size()) {}
+    : rows(&level.sort()), nodes(EntryLess{&level.table()->pk_sort(), nullptr}) {
+  by_key.reserve(level.related().size());
+  for (const LevelEdge& e : level.related()) by_key.emplace_back(e.node_key_sort.get());
+}
+
+Window::Children& NodeChildren(const Level& level, Window& w, const Row& row) {
+  auto it = w.nodes.find(MakeImagedRow(level.table()->pk_sort(), *row));
+  RINDLE_CHECK(it != w.nodes.end());
+  return it->second;
+}
 
 namespace {
 
@@ -29,17 +38,17 @@ void HydrateWindow(const Level& level, const RowValues* key, Window& w) {
 
 WindowDelta UpdateWindow(const Level& level, const RowValues* key,
                          const std::vector<const NetChange*>& candidates, Window& w) {
-  WindowDelta delta;
+  WindowDelta delta(EntryLess{&level.table()->pk_sort(), nullptr});
   const bool limited = level.limit().has_value();
   const int64_t limit = limited ? *level.limit() : 0;
   const bool was_full = WindowFull(level, w);
-  const Row bound = (was_full && !w.rows.empty()) ? *w.rows.rbegin() : nullptr;
+  const Row bound = (was_full && !w.rows.empty()) ? w.rows.rbegin()->row : nullptr;
   const std::vector<SortPart>& sort = level.sort();
 
+  const std::vector<SortPart>& pk_sort = level.table()->pk_sort();
   auto touch = [&](const Row& row) -> NetChange& {
-    RowValues pk = level.spec().PkOf(*row);
-    auto it = delta.find(pk);
-    if (it == delta.end()) it = delta.emplace(std::move(pk), NetChange{}).first;
+    auto it = delta.find(MakeImagedRow(pk_sort, *row));
+    if (it == delta.end()) it = delta.emplace(MakeEntry(pk_sort, row), NetChange{}).first;
     return it->second;
   };
   auto erase = [&](const Row& probe) {
@@ -52,7 +61,7 @@ WindowDelta UpdateWindow(const Level& level, const RowValues* key,
     d.after = nullptr;
   };
   auto insert = [&](const Row& row) {
-    if (!w.rows.insert(row).second) return;
+    if (!w.rows.insert(row)) return;
     touch(row).after = row;
   };
 
@@ -90,40 +99,62 @@ WindowDelta UpdateWindow(const Level& level, const RowValues* key,
   return delta;
 }
 
+namespace {
+
+// Whether `row` has a null among `cols` (such a row correlates with nothing).
+bool HasNull(const RowValues& row, const std::vector<int>& cols) {
+  for (int c : cols) {
+    if (row[c].is_null()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 void AttachNode(const Level& level, Window& w, const Row& row) {
-  RowValues pk = level.spec().PkOf(*row);
-  Window::Node node;
-  node.row = row;
   const auto& related = level.related();
-  node.related.reserve(related.size());
+  Window::Children children;
+  children.reserve(related.size());
   for (size_t r = 0; r < related.size(); ++r) {
     const LevelEdge& e = related[r];
-    auto child = std::make_unique<Window>(*e.child);
+    children.emplace_back(*e.child);
+    if (HasNull(*row, e.parent_cols)) continue;
+    // The child's key is the parent's cells at parent_cols, read in place.
     std::optional<RowValues> key = Level::KeyOf(*row, e.parent_cols);
-    if (key) {
-      HydrateWindow(*e.child, &*key, *child);
-      w.by_key[r][std::move(*key)].insert(pk);  // the key is not read again: move it in
-    }
-    node.related.push_back(std::move(child));
+    HydrateWindow(*e.child, &*key, children.back());
+    const bool indexed = w.by_key[r].insert(row);
+    RINDLE_CHECK(indexed);
   }
-  const bool inserted = w.nodes.emplace(std::move(pk), std::move(node)).second;
+  const bool inserted =
+      w.nodes.emplace(MakeEntry(level.table()->pk_sort(), row), std::move(children)).second;
   RINDLE_CHECK(inserted);
 }
 
 void DetachNode(const Level& level, Window& w, const Row& row) {
-  RowValues pk = level.spec().PkOf(*row);
-  auto it = w.nodes.find(pk);
+  auto it = w.nodes.find(MakeImagedRow(level.table()->pk_sort(), *row));
+  RINDLE_CHECK(it != w.nodes.end());
+  const Row& attached = it->first.row;  // the row as attached (its keys filed it in by_key)
+  const auto& related = level.related();
+  for (size_t r = 0; r < related.size(); ++r) {
+    if (HasNull(*attached, related[r].parent_cols)) continue;
+    const size_t n = w.by_key[r].erase(attached);
+    RINDLE_CHECK_EQ(n, size_t{1});
+  }
+  w.nodes.erase(it);
+}
+
+void ReplaceNodeRow(const Level& level, Window& w, const Row& before, const Row& after) {
+  auto it = w.nodes.find(MakeImagedRow(level.table()->pk_sort(), *before));
   RINDLE_CHECK(it != w.nodes.end());
   const auto& related = level.related();
   for (size_t r = 0; r < related.size(); ++r) {
-    std::optional<RowValues> key = Level::KeyOf(*it->second.row, related[r].parent_cols);
-    if (!key) continue;
-    auto k = w.by_key[r].find(*key);
-    RINDLE_CHECK(k != w.by_key[r].end());
-    k->second.erase(pk);
-    if (k->second.empty()) w.by_key[r].erase(k);
+    if (HasNull(*it->first.row, related[r].parent_cols)) continue;
+    auto at = w.by_key[r].find(it->first.row);
+    RINDLE_CHECK(at != w.by_key[r].end());
+    w.by_key[r].Replace(at, after);
   }
-  w.nodes.erase(it);
+  // Same pk: the same place in `nodes` (and the same image).
+  const_cast<IndexEntry&>(it->first).row = after;
 }
 
 TreeNode NodeTree(const Level& level, const Window& w, const Row& row) {
@@ -131,11 +162,9 @@ TreeNode NodeTree(const Level& level, const Window& w, const Row& row) {
   tn.row = row;
   const auto& related = level.related();
   if (related.empty()) return tn;
-  auto it = w.nodes.find(level.spec().PkOf(*row));
-  RINDLE_CHECK(it != w.nodes.end());
+  const Window::Children& children = NodeChildren(level, const_cast<Window&>(w), row);
   for (size_t r = 0; r < related.size(); ++r) {
-    tn.relationships.emplace_back(related[r].alias,
-                                  WindowTree(*related[r].child, *it->second.related[r]));
+    tn.relationships.emplace_back(related[r].alias, WindowTree(*related[r].child, children[r]));
   }
   return tn;
 }

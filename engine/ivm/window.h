@@ -23,28 +23,32 @@ namespace rindle {
 
 struct Window {
   explicit Window(const Level& level);
+  Window(Window&&) = default;
+  Window& operator=(Window&&) = default;
 
-  RowIndexSet rows;
-  struct Node {
-    Row row;
-    std::vector<std::unique_ptr<Window>> related;  // one per related edge, in AST order
-  };
-  // Levels with related children only: pk → node.
-  absl::btree_map<RowValues, Node, RowKeyLess> nodes;
-  // Per related edge: the parent-side correlation key → pks of the nodes with that key (rows
-  // whose key has a null are absent: they have no children).
-  std::vector<absl::btree_map<RowValues, absl::btree_set<RowValues, RowKeyLess>, RowKeyLess>>
-      by_key;
+  RowIndex rows;  // the members, in the level's completed sort
+  // Levels with related children only: per member row (keyed by the row under its table's pk
+  // sort, so a lookup by row or pk copies nothing), the child windows, one per related edge in
+  // AST order. The windows live in the vector's heap block: they do not move when the map does.
+  using Children = std::vector<Window>;
+  absl::btree_map<IndexEntry, Children, EntryLess> nodes;
+  // Per related edge r: the member rows whose parent-side correlation key has no null, ordered
+  // by (parent_cols..., pk) (LevelEdge::node_key_sort): the nodes of one key are one run.
+  std::vector<RowIndex> by_key;
 };
 
-using WindowDelta = absl::btree_map<RowValues, NetChange, RowKeyLess>;  // pk → (before, after)
+// pk → (before, after), keyed by a row at that pk under its table's pk sort: pk order.
+using WindowDelta = absl::btree_map<IndexEntry, NetChange, EntryLess>;
+
+// The children of `row`'s node in `w` (which must have one).
+Window::Children& NodeChildren(const Level& level, Window& w, const Row& row);
 
 // Fills an empty window from the level's current state: the first `limit` members of the
 // partition `key` (nullptr = root), each with its children hydrated.
 void HydrateWindow(const Level& level, const RowValues* key, Window& w);
 
 // Applies the candidates (rows whose membership in this partition may have changed) to
-// `w.rows` and returns the net delta of the window by pk. Does not touch `w.nodes`.
+// `w.rows` and returns the net delta of the window by pk. Does not touch `w.nodes`/`w.by_key`.
 WindowDelta UpdateWindow(const Level& level, const RowValues* key,
                          const std::vector<const NetChange*>& candidates, Window& w);
 
@@ -52,6 +56,9 @@ WindowDelta UpdateWindow(const Level& level, const RowValues* key,
 void AttachNode(const Level& level, Window& w, const Row& row);
 // Drops the node of `row` (as it was attached) and its subtree.
 void DetachNode(const Level& level, Window& w, const Row& row);
+// Points the node of `before` at `after`: the same pk and the same correlation keys (an edit
+// that leaves every relationship's children where they are).
+void ReplaceNodeRow(const Level& level, Window& w, const Row& before, const Row& after);
 
 // The result tree of one row / of the whole window.
 TreeNode NodeTree(const Level& level, const Window& w, const Row& row);

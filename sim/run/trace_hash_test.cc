@@ -51,10 +51,10 @@ TEST(TraceHashTest, RowOpsWriteSetsAndTreesSeeEveryValue) {
   removed["issue"]["[\"i1\"]"].row.reset();
   EXPECT_NE(HashWriteSet(ws), HashWriteSet(removed));
 
-  TreeNode leaf{std::make_shared<const RowValues>(IssueRow("c")), {}};
-  TreeNode root{std::make_shared<const RowValues>(IssueRow("p")), {{"comments", {leaf}}}};
+  TreeNode leaf{MakeRow(IssueRow("c")), {}};
+  TreeNode root{MakeRow(IssueRow("p")), {{"comments", {leaf}}}};
   TreeNode root2 = root;
-  root2.relationships[0].second[0].row = std::make_shared<const RowValues>(IssueRow("d"));
+  root2.relationships[0].second[0].row = MakeRow(IssueRow("d"));
   EXPECT_NE(HashTree({root}), HashTree({root2}));
   EXPECT_NE(HashTree({root}), HashTree({}));
 }
