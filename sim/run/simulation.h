@@ -111,12 +111,12 @@ class Simulation {
   static std::set<std::pair<std::string, int64_t>> RoomPending(const SimClient& c);
   // The deopt of (key, mid) — echoed `name`/`args` — was just handled by `c`: of the daemon mids
   // it first pushed since outcome_pushes()[from] and not `taken`, those carrying that mutation are
-  // the deopt's; a flip when `confirmed` (the highest room lmid released to `c` before) is below
+  // the deopt's (at most `limit` of them); a flip when `confirmed` (the highest room lmid released to `c` before) is below
   // `mid` and the entry was `listed` pending (no failed replay dropped it), else a re-invoke —
   // recorded into the client's DealRecord (world.h).
   void NoteDeoptPushes(SimClient* c, const std::string& key, int64_t mid, const std::string& name,
                        const nlohmann::json& args, int64_t confirmed, bool listed, size_t from,
-                       std::set<int64_t>* taken);
+                       size_t limit, std::set<int64_t>* taken);
   void ActRoomDisconnect(const ScenarioAction& action, SimClient* client);
   // Rooms.
   void MakeRooms();

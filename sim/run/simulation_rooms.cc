@@ -1,6 +1,7 @@
 // simulation_rooms.cc — the Simulation's room part (simulation.h "Rooms"): making the rooms,
 // their frames and outcome faults, the room actions, the flush schedule and the room faults.
 #include <algorithm>
+#include <cstdint>
 #include <set>
 
 #include "base/check.h"
@@ -122,7 +123,7 @@ void Simulation::DeliverRoom(SimClient* c, const std::string& key, const ServerF
   if (frame.outcome.kind == MutationOutcomeFrame::Kind::kDeopt && frame.outcome.name) {
     std::set<int64_t> taken;
     NoteDeoptPushes(c, key, frame.outcome.mid, *frame.outcome.name, frame.outcome.args, confirmed,
-                    pending.contains({key, frame.outcome.mid}), pushes, &taken);
+                    pending.contains({key, frame.outcome.mid}), pushes, SIZE_MAX, &taken);
   }
 }
 
@@ -136,7 +137,7 @@ std::set<std::pair<std::string, int64_t>> Simulation::RoomPending(const SimClien
 
 void Simulation::NoteDeoptPushes(SimClient* c, const std::string& key, int64_t mid,
                                  const std::string& name, const nlohmann::json& args,
-                                 int64_t confirmed, bool listed, size_t from,
+                                 int64_t confirmed, bool listed, size_t from, size_t limit,
                                  std::set<int64_t>* taken) {
   props::DealRecord& deals = c->mutable_deals();
   const std::vector<int64_t>& pushes = c->outcome_pushes();
@@ -145,7 +146,7 @@ void Simulation::NoteDeoptPushes(SimClient* c, const std::string& key, int64_t m
   // entry; pending-axis and consistent-view judge the drops themselves).
   const bool pending = confirmed < mid && listed;
   if (confirmed < mid && !listed) Count("client.deopt_judged.dropped_before");
-  for (size_t i = from; i < pushes.size(); ++i) {
+  for (size_t i = from, matched = 0; i < pushes.size() && matched < limit; ++i) {
     const int64_t daemon_mid = pushes[i];
     auto sent = c->sent().find(daemon_mid);
     if (taken->contains(daemon_mid) || sent == c->sent().end() || sent->second.name != name ||
@@ -153,6 +154,7 @@ void Simulation::NoteDeoptPushes(SimClient* c, const std::string& key, int64_t m
       continue;  // a fold flush the re-invoke's flush-on-enqueue caused, or another deopt's
     }
     taken->insert(daemon_mid);
+    ++matched;
     std::vector<int64_t>& mids = deals.daemon_mids[{key, mid}];
     const bool flip = pending && mids.empty();
     mids.push_back(daemon_mid);
@@ -315,18 +317,22 @@ void Simulation::NoteSystemDeoptPushes(SimClient* c, size_t pushes_before,
     opt_props_->OnInvoke(c->client_id(), c->outcome_pushes()[i]);
   }
   if (pushes_before == c->outcome_pushes().size()) return;
+  // Two passes: one push per row in release order (two deopts of the same mutation take one
+  // each), then any push left carrying a row's mutation is a second push for it.
   std::set<int64_t> taken;
-  for (const auto& [key, mid, name, args] : system_record_[c->client_id()].frame_deopts) {
-    // A delivered frame was handled first: the row is a duplicate the processed set absorbed.
-    if (c->outcomes_delivered().contains({key, mid}) ||
-        c->deals().daemon_mids.contains({key, mid})) {
-      continue;
+  for (const size_t limit : {size_t{1}, SIZE_MAX}) {
+    for (const auto& [key, mid, name, args] : system_record_[c->client_id()].frame_deopts) {
+      // A delivered frame was handled first: the row is a duplicate the processed set absorbed.
+      if (c->outcomes_delivered().contains({key, mid}) ||
+          (limit == 1 && c->deals().daemon_mids.contains({key, mid}))) {
+        continue;
+      }
+      auto was = confirmed.find(key);
+      const int64_t released = std::max(room_lmid_[{c->client_id(), key}].released,
+                                        was == confirmed.end() ? int64_t{0} : was->second);
+      NoteDeoptPushes(c, key, mid, name, args, released, pending.contains({key, mid}),
+                      pushes_before, limit, &taken);
     }
-    auto was = confirmed.find(key);
-    const int64_t released = std::max(room_lmid_[{c->client_id(), key}].released,
-                                      was == confirmed.end() ? int64_t{0} : was->second);
-    NoteDeoptPushes(c, key, mid, name, args, released, pending.contains({key, mid}),
-                    pushes_before, &taken);
   }
 }
 
@@ -361,6 +367,14 @@ void Simulation::NoteSystemRows(const SimClient& c) {
           name->is_string() && args != nullptr && args->is_string()) {
         nlohmann::json echoed = nlohmann::json::parse(args->as_string(), nullptr, false);
         if (!echoed.is_discarded()) {
+          // Like a delivered deopt frame, the row may re-invoke the mutation this step (its entry
+          // retired): no-flicker's room_reinvoke exemption (StepRecord::room_outcome_ids).
+          MutationOutcomeFrame f;
+          f.mid = mid->as_int();
+          f.kind = MutationOutcomeFrame::Kind::kDeopt;
+          f.name = name->as_string();
+          f.args = echoed;
+          opt_props_->OnRoomOutcome(c.client_id(), f);
           rec.frame_deopts.emplace_back(key, mid->as_int(), name->as_string(), std::move(echoed));
         }
       }

@@ -41,13 +41,15 @@ void AddThreadMoves(const Rng& root, int c, int k, int64_t t, int64_t end, const
     }
   }
   if (outside.empty()) return;
-  for (int64_t n = 0, moves = mv.Range(1, 2); n < moves; ++n) {
+  for (int64_t n = 0, moves = mv.Range(1, 2); n < moves && !outside.empty(); ++n) {
     ScenarioAction m;
     m.t_ms = mv.Range(t + 1, std::max(t + 1, end));
     m.client = c;
     m.kind = ScenarioAction::Kind::kMutate;
     m.name = "moveComment";
-    m.args = {{"id", mv.Pick(outside)}, {"issueId", issue}};
+    const size_t pick = static_cast<size_t>(mv.Below(outside.size()));
+    m.args = {{"id", outside[pick]}, {"issueId", issue}};
+    outside.erase(outside.begin() + static_cast<std::ptrdiff_t>(pick));  // two moves, two comments
     ScenarioAction reply;
     reply.t_ms = std::max(m.t_ms, std::min(end, m.t_ms + mv.Range(0, kReplyMaxMs)));
     reply.client = c;
@@ -171,6 +173,9 @@ void PlaceSlowMoveAnswers(const Rng& root, const std::vector<ScenarioAction>& ad
     fault.count = 1;
     fault.t_ms = std::max<int64_t>(0, a->t_ms - 1);
     s.faults.push_back(fault);
+    // The recorded draw says what was placed (as PlaceRoomFaults' "none without a room").
+    nlohmann::json& placed = s.swarm["faults"][std::string(FaultKindName(fault.kind))];
+    placed = (placed.is_number_integer() ? placed.get<int>() : 0) + 1;
   }
   std::stable_sort(s.faults.begin(), s.faults.end(),
                    [](const ScenarioFault& x, const ScenarioFault& y) { return x.t_ms < y.t_ms; });

@@ -22,7 +22,8 @@
 // to moves, from stream "faults/rooms/moves": each thread move, with 1 in 2, gets an
 // outcome_delay or outcome_loss {count 1} armed 1 ms before it (its deopt then reaches the client
 // after the room lmid release retired the entry: the re-invoke path), whatever the swarm drew
-// for those kinds. room_flush_link_down from its own stream "faults/rooms/flush_link_down": each
+// for those kinds — the scenario's recorded draw ("swarm".faults) counts them, so it says what
+// was placed. room_flush_link_down from its own stream "faults/rooms/flush_link_down": each
 // armed 1 ms before one of the room-declared invokes a client makes inside a session (its push
 // is the one the link goes down after).
 #pragma once
