@@ -160,7 +160,13 @@ void Simulation::NoteDeoptPushes(SimClient* c, const std::string& key, int64_t m
     mids.push_back(daemon_mid);
     deals.deopt_of[daemon_mid] = {key, mid, flip};
     Count(flip ? "client.deopt_judged.flip" : "client.deopt_judged.reinvoke");
-    if (!flip) continue;  // a re-invoke keeps the new slot its first push took
+    if (!flip) {
+      // A re-invoke is the client invoking the mutation afresh (seed 002 H-v step 5): for
+      // no-flicker a local action, whatever rows it moves (a NOT EXISTS view's parent, a limited
+      // window's neighbour), not only rows holding its id. It keeps the new slot it took.
+      opt_props_->OnLocalAction(c->client_id());
+      continue;
+    }
     auto slot = deals.slot.find({key, mid});
     if (slot != deals.slot.end()) deals.slot[{std::string(kDaemonSource), daemon_mid}] = slot->second;
   }
