@@ -1,5 +1,8 @@
 #include "oracles/ledger_oracle.h"
 
+#include <algorithm>
+#include <tuple>
+
 #include "absl/status/statusor.h"
 #include "base/source_key.h"
 #include "base/str_util.h"
@@ -16,6 +19,7 @@ struct MidRecord {
 struct DomainState {
   int64_t base = 0;          // adopted lmid: mids ≤ base belong to an earlier session
   int64_t last_issued = 0;   // highest issued mid (≥ base)
+  int64_t last_final = 0;    // highest mid with a final fate (its authority processed it)
   std::optional<int64_t> watermark;
   std::map<int64_t, MidRecord> mids;
 };
@@ -40,31 +44,43 @@ std::string_view MidFateName(MidFate f) {
 }
 
 void LedgerOracle::Adopt(const std::string& client, const std::string& domain, int64_t lmid) {
-  Event e{Event::Kind::kAdopt, client, domain, lmid, {}, {}, MidFate::kPending, {}, 0};
+  Event e{Event::Kind::kAdopt, client, domain, lmid, {}, {}, MidFate::kPending, {}, 0, false};
   events_.push_back(std::move(e));
 }
 
 void LedgerOracle::Issue(const std::string& client, const std::string& domain, int64_t mid,
                          const std::string& name, const nlohmann::json& args) {
   events_.push_back({Event::Kind::kIssue, client, domain, mid, name, args, MidFate::kPending, {},
-                     0});
+                     0, false});
 }
 
 void LedgerOracle::SetFate(const std::string& client, const std::string& domain, int64_t mid,
                            MidFate fate, const std::string& reason) {
-  events_.push_back({Event::Kind::kFate, client, domain, mid, {}, {}, fate, reason, 0});
+  events_.push_back({Event::Kind::kFate, client, domain, mid, {}, {}, fate, reason, 0, false});
 }
 
 void LedgerOracle::Deopt(const std::string& client, const std::string& domain, int64_t mid,
                          int64_t daemon_mid) {
   events_.push_back(
-      {Event::Kind::kDeopt, client, domain, mid, {}, {}, MidFate::kDeopted, {}, daemon_mid});
+      {Event::Kind::kDeopt, client, domain, mid, {}, {}, MidFate::kDeopted, {}, daemon_mid, false});
 }
 
 void LedgerOracle::ObserveWatermark(const std::string& client, const std::string& domain,
-                                    int64_t watermark) {
-  events_.push_back(
-      {Event::Kind::kWatermark, client, domain, watermark, {}, {}, MidFate::kPending, {}, 0});
+                                    int64_t watermark, bool require_processed) {
+  events_.push_back({Event::Kind::kWatermark, client, domain, watermark, {}, {}, MidFate::kPending,
+                     {}, 0, require_processed});
+}
+
+std::vector<int64_t> LedgerOracle::DeoptTargets(const std::string& client,
+                                                const std::string& domain, int64_t mid) const {
+  std::vector<int64_t> out;
+  for (const Event& e : events_) {
+    if (e.kind == Event::Kind::kDeopt && e.client == client && e.domain == domain && e.mid == mid &&
+        std::find(out.begin(), out.end(), e.daemon_mid) == out.end()) {
+      out.push_back(e.daemon_mid);
+    }
+  }
+  return out;
 }
 
 namespace {
@@ -141,7 +157,8 @@ absl::StatusOr<const MidRecord*> ApplyFate(DomainState& d, int64_t mid, MidFate 
   return &it->second;
 }
 
-absl::Status ApplyWatermark(DomainState& d, int64_t watermark, const std::string& where) {
+absl::Status ApplyWatermark(DomainState& d, int64_t watermark, bool require_processed,
+                            const std::string& where) {
   if (d.watermark && watermark < *d.watermark) {
     return absl::FailedPreconditionError(StrCat(where, ": watermark went backwards from ",
                                                 *d.watermark, " to ", watermark));
@@ -152,15 +169,42 @@ absl::Status ApplyWatermark(DomainState& d, int64_t watermark, const std::string
                                                 "issued: ",
                                                 d.last_issued, ")"));
   }
+  if (require_processed && watermark > std::max(d.last_final, d.base)) {
+    return absl::FailedPreconditionError(StrCat(where, ": watermark ", watermark,
+                                                " confirms a mid its authority had not processed "
+                                                "(highest processed: ",
+                                                std::max(d.last_final, d.base), ")"));
+  }
   d.watermark = watermark;
   return absl::OkStatus();
 }
 
-// Each deopt names a daemon mid issued as the same mutation.
+// Each deopt names a daemon mid issued as the same mutation; one daemon mid per deopted mid, one
+// deopt per daemon mid. Returns the violating deopt's domain in `domain`.
 absl::Status CheckDeopts(const std::map<Key, DomainState>& states,
-                         const std::vector<PendingDeopt>& deopts) {
+                         const std::vector<PendingDeopt>& deopts,
+                         const std::function<bool(const std::string&)>& which,
+                         std::string* domain) {
+  std::map<std::tuple<std::string, std::string, int64_t>, int64_t> target;  // deopt → daemon mid
+  std::map<std::pair<std::string, int64_t>, std::pair<std::string, int64_t>> source;
   for (const PendingDeopt& p : deopts) {
+    if (which && !which(p.domain)) continue;
+    *domain = p.domain;
     const std::string where = Where(p.client, p.domain, p.event);
+    auto [t, fresh] = target.try_emplace({p.client, p.domain, p.mid}, p.daemon_mid);
+    if (!fresh && t->second != p.daemon_mid) {
+      return absl::FailedPreconditionError(StrCat(where, ": mid ", p.mid, " (", p.name,
+                                                  ") deopted to daemon mid ", t->second,
+                                                  " and again to daemon mid ", p.daemon_mid,
+                                                  ": the mutation re-sent twice"));
+    }
+    auto [src, first] = source.try_emplace({p.client, p.daemon_mid}, p.domain, p.mid);
+    if (!first && src->second != std::make_pair(p.domain, p.mid)) {
+      return absl::FailedPreconditionError(StrCat(where, ": daemon mid ", p.daemon_mid,
+                                                  " is the re-issue of both ", src->second.first,
+                                                  " mid ", src->second.second, " and mid ",
+                                                  p.mid));
+    }
     auto st = states.find({p.client, std::string(kDaemonSource)});
     const MidRecord* r = nullptr;
     if (st != states.end()) {
@@ -183,7 +227,8 @@ absl::Status CheckDeopts(const std::map<Key, DomainState>& states,
 
 }  // namespace
 
-absl::Status LedgerOracle::Check() const {
+std::optional<LedgerOracle::Violation> LedgerOracle::FirstViolation(
+    const std::function<bool(const std::string& domain)>& which) const {
   std::map<Key, DomainState> states;
   std::vector<PendingDeopt> deopts;
   for (size_t i = 0; i < events_.size(); ++i) {
@@ -191,6 +236,7 @@ absl::Status LedgerOracle::Check() const {
     DomainState& d = states[{e.client, e.domain}];
     const std::string where = Where(e.client, e.domain, i);
     absl::Status s;
+    Rule rule = Rule::kIssue;
     switch (e.kind) {
       case Event::Kind::kAdopt:
         s = ApplyAdopt(d, e.mid, where);
@@ -200,20 +246,31 @@ absl::Status LedgerOracle::Check() const {
         break;
       case Event::Kind::kFate:
       case Event::Kind::kDeopt: {
+        rule = e.kind == Event::Kind::kDeopt ? Rule::kDeopt : Rule::kFate;
         absl::StatusOr<const MidRecord*> r = ApplyFate(d, e.mid, e.fate, where);
         if (r.ok() && e.kind == Event::Kind::kDeopt) {
           deopts.push_back({i, e.client, e.domain, e.mid, e.daemon_mid, (*r)->name, (*r)->args});
         }
+        if (r.ok()) d.last_final = std::max(d.last_final, e.mid);
         s = r.status();
         break;
       }
       case Event::Kind::kWatermark:
-        s = ApplyWatermark(d, e.mid, where);
+        rule = Rule::kWatermark;
+        s = ApplyWatermark(d, e.mid, e.require_processed, where);
         break;
     }
-    if (!s.ok()) return s;
+    if (!s.ok() && (!which || which(e.domain))) return Violation{e.domain, rule, s};
   }
-  return CheckDeopts(states, deopts);
+  std::string domain;
+  absl::Status s = CheckDeopts(states, deopts, which, &domain);
+  if (!s.ok()) return Violation{domain, Rule::kDeopt, s};
+  return std::nullopt;
+}
+
+absl::Status LedgerOracle::Check() const {
+  const std::optional<Violation> v = FirstViolation();
+  return v ? v->status : absl::OkStatus();
 }
 
 std::map<std::pair<std::string, std::string>, std::map<int64_t, MidFate>> LedgerOracle::Fates()

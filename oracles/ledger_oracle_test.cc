@@ -110,5 +110,61 @@ TEST(LedgerOracleTest, ReportsTheFirstViolationInRecordingOrder) {
   ExpectViolation(l, "ledger event 0");
 }
 
+// A deopted mid becomes ONE daemon mid: re-sent twice is the mutation applied twice.
+TEST(LedgerOracleTest, ADeoptReSentAsTwoDaemonMids) {
+  LedgerOracle l;
+  l.Issue("c1", "room:a", 1, "move", json{{"x", 1}});
+  l.SetFate("c1", "room:a", 1, MidFate::kDeopted);
+  l.Issue("c1", "daemon", 1, "move", json{{"x", 1}});
+  l.Deopt("c1", "room:a", 1, 1);
+  EXPECT_TRUE(l.Check().ok()) << l.Check();
+  l.Deopt("c1", "room:a", 1, 1);  // the same target again (a duplicate record) is fine
+  EXPECT_TRUE(l.Check().ok()) << l.Check();
+  l.Issue("c1", "daemon", 2, "move", json{{"x", 1}});
+  l.Deopt("c1", "room:a", 1, 2);
+  ExpectViolation(l, "deopted to daemon mid 1 and again to daemon mid 2");
+  EXPECT_EQ(l.DeoptTargets("c1", "room:a", 1), (std::vector<int64_t>{1, 2}));
+}
+
+TEST(LedgerOracleTest, ADaemonMidIsTheReIssueOfOneDeopt) {
+  LedgerOracle l;
+  l.Issue("c1", "room:a", 1, "move", json::object());
+  l.Issue("c1", "room:a", 2, "move", json::object());
+  l.Issue("c1", "daemon", 1, "move", json::object());
+  l.Deopt("c1", "room:a", 1, 1);
+  l.Deopt("c1", "room:a", 2, 1);
+  ExpectViolation(l, "daemon mid 1 is the re-issue of both room:a mid 1 and mid 2");
+}
+
+// A watermark observed with require_processed (a room domain, fates fed live) never confirms a
+// mid without a final fate yet.
+TEST(LedgerOracleTest, ARoomWatermarkAheadOfItsProcessedMids) {
+  LedgerOracle l;
+  l.Issue("c1", "room:a", 1, "add", json::object());
+  l.Issue("c1", "room:a", 2, "add", json::object());
+  l.SetFate("c1", "room:a", 1, MidFate::kApplied);
+  l.ObserveWatermark("c1", "room:a", 1, /*require_processed=*/true);
+  EXPECT_TRUE(l.Check().ok()) << l.Check();
+  l.ObserveWatermark("c1", "room:a", 2, /*require_processed=*/true);
+  ExpectViolation(l, "watermark 2 confirms a mid its authority had not processed");
+  const auto v = l.FirstViolation();
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->domain, "room:a");
+  EXPECT_EQ(v->rule, LedgerOracle::Rule::kWatermark);
+}
+
+// FirstViolation(filter) reports only the domains asked for, replaying the whole log.
+TEST(LedgerOracleTest, FirstViolationFiltersByDomain) {
+  LedgerOracle l;
+  l.Issue("c1", "room:a", 2, "add", json::object());  // a gap in the room domain
+  l.Issue("c1", "daemon", 1, "a", json::object());
+  l.SetFate("c1", "daemon", 1, MidFate::kApplied);
+  EXPECT_FALSE(l.FirstViolation([](const std::string& d) { return d == "daemon"; }).has_value());
+  const auto v = l.FirstViolation([](const std::string& d) { return d != "daemon"; });
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->rule, LedgerOracle::Rule::kIssue);
+  EXPECT_NE(v->status.message().find("(gap)"), std::string::npos) << v->status;
+}
+
 }  // namespace
 }  // namespace rindle

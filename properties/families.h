@@ -35,6 +35,8 @@
 //                          room entry never retired before its room processed it, rejections
 //                          surfaced once with the room's reason, a delivered deopt processed
 //                          once by the daemon; at action time channel isolation
+//   room_ledger_seq.cc     room-deopt-seq: the pending entries' seq order is the harness's one
+//                          deal order, a deopt flip keeping its room mid's place
 //   fence_liveness.cc      no resync fence holds progress past a bound once every registration
 //                          the link carried has its snapshot delivered (the harness's record)
 //   push_drain.cc          the authority processed every mid whose push reached it with all its
@@ -70,7 +72,9 @@ std::unique_ptr<PropertyFamily> MakeHeadSyncPending(OptimisticInvariants* invari
 std::unique_ptr<PropertyFamily> MakeAppliedOnce(OptimisticInvariants* invariants);
 // The live views of `c` as the optimistic invariants key them.
 std::map<int64_t, ViewInfo> ViewInfosOf(const ClientState& c);
-std::unique_ptr<PropertyFamily> MakeGaplessMids();
+class LedgerFeed;  // ledger_feed.h: the run's ledger oracle, shared by the two families below
+// `feed` (optional: a fresh one) is shared with MakeRoomLedger.
+std::unique_ptr<PropertyFamily> MakeGaplessMids(std::shared_ptr<LedgerFeed> feed = nullptr);
 // `invariants` must outlive the family (the runner feeds it frames and folded invokes).
 std::unique_ptr<PropertyFamily> MakeOptimistic(OptimisticInvariants* invariants);
 std::unique_ptr<PropertyFamily> MakeNoLostWrites();
@@ -87,8 +91,12 @@ std::unique_ptr<PropertyFamily> MakeResendFaithful();
 // `invariants` must outlive the family (its StepRecord is the tap these read).
 std::unique_ptr<PropertyFamily> MakeNoFlicker(OptimisticInvariants* invariants);
 std::unique_ptr<PropertyFamily> MakeCvPromise(OptimisticInvariants* invariants);
-// room_ledger.cc: room-gapless-mids, room-retire, room-rejection, room-deopt-once.
-std::unique_ptr<PropertyFamily> MakeRoomLedger();
+// room_ledger.cc: room-gapless-mids, room-retire, room-rejection, room-deopt-once (and the ledger
+// oracle's room domains; no-lost-writes for room mids). `feed`: shared with MakeGaplessMids.
+std::unique_ptr<PropertyFamily> MakeRoomLedger(std::shared_ptr<LedgerFeed> feed = nullptr);
+// room_ledger_seq.cc: room-deopt-seq (and replay-order across domains) against the harness's
+// deal record (world.h DealRecord). Counts its own check.room-deopt-seq.checked.
+std::unique_ptr<PropertyFamily> MakeRoomDeoptSeq();
 // channel-isolation: per channel key, (appliedCv, buffered frames) before and after one frame
 // delivered on `delivered_on`; every other channel must be unchanged.
 MaybeViolation CheckChannelIsolation(const std::string& client, const std::string& delivered_on,

@@ -101,11 +101,16 @@ std::string Released(const StepRecord& step) {
   return out.empty() ? "nothing" : out;
 }
 
-// True when the lost row's old serialized subtree holds an id of `c`'s unsettled room
-// envelopes.
-bool RoomUnsettled(const ClientState& c, const std::string& old_subtree) {
+// True when the lost row's old or new serialized subtree holds an id of `c`'s unsettled room
+// envelopes (a burnt room move puts its comment back under the parent it left: the new subtree).
+bool RoomUnsettled(const ClientState& c, const std::string& old_subtree,
+                   const std::string& new_subtree) {
   for (const std::string& id : c.room_unsettled_ids) {
-    if (old_subtree.find("\"" + id + "\"") != std::string::npos) return true;
+    const std::string quoted = "\"" + id + "\"";
+    if (old_subtree.find(quoted) != std::string::npos ||
+        new_subtree.find(quoted) != std::string::npos) {
+      return true;
+    }
   }
   return false;
 }
@@ -177,7 +182,8 @@ class NoFlicker : public PropertyFamily {
           // its entry already retired, so the client re-invoked it on the daemon (seed 002 H-v,
           // outcomes.h step 5) — the row comes back as the user's own write did.
           ++(*counters)["check.no_flicker.room_reinvoke_exempt"];
-        } else if (RoomUnsettled(c, prev->second.RowsIn(*w.client_schema).at(*lost))) {
+        } else if (RoomUnsettled(c, prev->second.RowsIn(*w.client_schema).at(*lost),
+                                 rows.contains(*lost) ? rows.at(*lost) : std::string())) {
           // A room-routed row between its room's verdict and the daemon's release of the flush
           // (world.h room_unsettled_ids: the harness's record, not the client's).
           ++(*counters)["check.room_unflushed_exempt"];

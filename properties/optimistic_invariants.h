@@ -202,6 +202,12 @@ class OptimisticInvariants {
 
   // Counters for the campaign summary.
   int64_t frames_released() const { return frames_released_; }
+  // The daemon lmid the shadow gate released to `client` (its client model's lmid stream; 0
+  // before any): the harness's record of a daemon confirmation reaching the client.
+  int64_t ReleasedLmid(const std::string& client) const {
+    auto it = clients_.find(client);
+    return it == clients_.end() ? 0 : it->second.model.released_lmid();
+  }
 
  private:
   struct Client {

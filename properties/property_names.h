@@ -12,7 +12,7 @@
 
 namespace rindle::props {
 
-inline constexpr std::array<std::string_view, 52> kPropertyNames = {
+inline constexpr std::array<std::string_view, 53> kPropertyNames = {
     "authority-health", "authority-model", "client-health",   "convergence",
     "crash",            "events==view",    "flush-on-enqueue", "fold",
     "fold-wire",        "gapless-mids",    "gate-model",      "head==sync+pending",
@@ -28,6 +28,7 @@ inline constexpr std::array<std::string_view, 52> kPropertyNames = {
     "merge-rows",       "merge-provenance", "merge-held-back", "merge-routing",
     "merge-writable",   "merge-setup",     "merge-source-rows",
     "room-gapless-mids", "room-retire", "room-rejection", "room-deopt-once", "channel-isolation",
+    "room-deopt-seq",
     "fence-liveness",   "push-drain",
     "room-context-leak", "room-stuck",
     "limit-page",

@@ -21,14 +21,27 @@
 //                       (Outcomes "reached the client" below: its room outcome frame was
 //                       delivered, or its outcome row was released by the client's system stream
 //                       — the daemon-carried path; world.h system_outcomes.)
-//   room-deopt-once     at quiescence a deopted mid whose outcome frame reached the client was
-//                       applied exactly once by the daemon (an applied daemon-log entry of that
-//                       client with the mutation's name and args), and never by the room
+//   room-deopt-once     at quiescence a deopted mid whose outcome reached the client became
+//                       exactly ONE daemon mid — the one the network carried while the client
+//                       handled that deopt (the harness's DealRecord, fed to the ledger oracle) —
+//                       which the daemon processed (its log: applied or burnt, the daemon's
+//                       verdict) with the mutation's name and args; and never by the room
+//   ledger oracle       at quiescence the run's ledger oracle (ledger_feed.h: every room mid the
+//                       network carried, each room's record of its fate, every deopt's daemon
+//                       mid, every room watermark the client reported) holds for the room
+//                       domains — gapless per (client, room) and a re-sent mid repeating its
+//                       mutation (room-gapless-mids), fates final (room-gapless-mids), one daemon
+//                       mid per deopt and one deopt per daemon mid (room-deopt-once), a room
+//                       watermark never confirming a mid the room had not processed
+//                       (room-retire); and every room mid the client issued has a fate from its
+//                       room (no-lost-writes), unless its link to that room was closed for good
+//                       (room_disconnect) with the mid unprocessed
 //   channel-isolation   (action time, CheckChannelIsolation) a frame delivered on one channel
 //                       never moves another channel's appliedCv or buffer
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
@@ -36,6 +49,7 @@
 #include "base/source_key.h"
 #include "base/str_util.h"
 #include "properties/families.h"
+#include "properties/ledger_feed.h"
 
 namespace rindle::props {
 namespace {
@@ -44,6 +58,13 @@ using MidKey = std::tuple<std::string, std::string, int64_t>;  // (client, room 
 
 class RoomLedger : public PropertyFamily {
  public:
+  explicit RoomLedger(std::shared_ptr<LedgerFeed> feed) : feed_(std::move(feed)) {}
+
+  MaybeViolation AfterStep(const World& w) override {
+    feed_->Feed(w);  // idempotent: gapless-mids fed this step already
+    return std::nullopt;
+  }
+
   MaybeViolation AfterStepClient(const World& w, const ClientState& c, StepCounters*) override {
     if (c.room_carried == nullptr) return std::nullopt;
     if (auto v = CheckGapless(c)) return v;
@@ -56,11 +77,46 @@ class RoomLedger : public PropertyFamily {
   // processed again; seeds 353, 689, 895 counted such a client).
   MaybeViolation AtQuiescenceClient(const World& w, const ClientState& c) override {
     if (c.room_carried == nullptr) return std::nullopt;
+    feed_->Feed(w);
+    feed_->FeedDaemonFates(w);
     if (auto v = CheckRejections(w, c, /*quiescent=*/true)) return v;
-    return CheckDeoptOnce(w, c);
+    if (auto v = CheckDeoptOnce(w, c)) return v;
+    return CheckRoomMidsProcessed(c);
+  }
+
+  // The ledger oracle's rules over the room domains (the daemon's: gapless_mids.cc).
+  MaybeViolation AtQuiescence(const World& w) override {
+    feed_->Feed(w);
+    feed_->FeedDaemonFates(w);
+    const auto v = feed_->oracle().FirstViolation(
+        [](const std::string& domain) { return IsRoomSource(domain); });
+    if (!v) return std::nullopt;
+    const char* property = v->rule == LedgerOracle::Rule::kDeopt       ? "room-deopt-once"
+                           : v->rule == LedgerOracle::Rule::kWatermark ? "room-retire"
+                                                                       : "room-gapless-mids";
+    return Violation{property, StrCat("ledger oracle: ", v->status.message())};
   }
 
  private:
+  // Every room mid the client issued has its room's fate, unless the client closed its link to
+  // that room for good (room_disconnect) before the room processed it: the app left the room
+  // (a dead entry's mid — its replay failed — is not waited for).
+  MaybeViolation CheckRoomMidsProcessed(const ClientState& c) {
+    const auto fates = feed_->oracle().Fates();
+    for (const auto& [key, carried] : *c.room_carried) {
+      if (c.backend->channel(key) == nullptr) continue;  // disconnected: nothing more will come
+      auto f = fates.find({c.id, key});
+      if (f == fates.end()) continue;
+      for (const auto& [mid, fate] : f->second) {
+        if (fate != MidFate::kPending) continue;
+        return Violation{"no-lost-writes",
+                         StrCat(c.id, ": ", key, " mid ", mid,
+                                " was sent to the room but the room never processed it")};
+      }
+    }
+    return std::nullopt;
+  }
+
   // The room outcome frame was delivered, or the system stream released its outcome row.
   static bool OutcomeReached(const ClientState& c, const std::string& key, int64_t mid) {
     return c.outcomes_delivered->contains({key, mid}) ||
@@ -183,40 +239,53 @@ class RoomLedger : public PropertyFamily {
     return std::nullopt;
   }
 
-  static MaybeViolation CheckDeoptOnce(const World& w, const ClientState& c) {
-    const AuthorityView& a = *w.authority;
+  MaybeViolation CheckDeoptOnce(const World& w, const ClientState& c) {
+    const LedgerOracle& oracle = feed_->oracle();
+    const auto fates = oracle.Fates();
+    const auto daemon_fates = fates.find({c.id, std::string(kDaemonSource)});
     for (const RoomView* r : w.rooms) {
+      const std::string key(r->key());
       for (size_t i = 0, n = r->record_count(); i < n; ++i) {
         const RoomMidRef rec = r->record(i);
         if (rec.client_id != c.id || rec.fate != "deopt") continue;
-        if (!OutcomeReached(c, std::string(r->key()), rec.mid)) continue;
+        if (!OutcomeReached(c, key, rec.mid)) continue;
         bool failed_client_side = false;  // outcomes.h step 5: surfaced instead
         for (const RejectionRecord& rj : *c.rejections) {
           failed_client_side = failed_client_side ||
-                               (rj.domain == r->key() && rj.envelope.mid == rec.mid);
+                               (rj.domain == key && rj.envelope.mid == rec.mid);
         }
         if (failed_client_side) continue;
-        // Processed once by the daemon (its twin's verdict, applied or burnt, is the daemon's).
-        int64_t applied = 0;
-        for (size_t k = 0, m = a.processed_count(); k < m; ++k) {
-          const ProcessedRef p = a.processed(k);
-          if (p.client_id == c.id && p.name == rec.name && *p.args == *rec.args) ++applied;
-        }
-        if (applied != 1) {
+        // The daemon mid(s) the network carried for this deopt (one: the flip or the re-invoke).
+        const std::vector<int64_t> targets = oracle.DeoptTargets(c.id, key, rec.mid);
+        if (targets.size() != 1) {
           return Violation{"room-deopt-once",
-                           StrCat(c.id, ": ", r->key(), " deopted mid ", rec.mid, " (", rec.name,
-                                  " ", rec.args->dump(), ") was processed by the daemon ", applied,
-                                  " times, not once")};
+                           StrCat(c.id, ": ", key, " deopted mid ", rec.mid, " (", rec.name, " ",
+                                  rec.args->dump(), ") was re-sent to the daemon as ",
+                                  targets.size(), " daemon mids, not one")};
+        }
+        // Processed by the daemon (its twin's verdict, applied or burnt, is the daemon's).
+        const MidFate fate = daemon_fates == fates.end() || !daemon_fates->second.contains(targets[0])
+                                 ? MidFate::kPending
+                                 : daemon_fates->second.at(targets[0]);
+        if (fate != MidFate::kApplied && fate != MidFate::kBurnt) {
+          return Violation{"room-deopt-once",
+                           StrCat(c.id, ": ", key, " deopted mid ", rec.mid, " (", rec.name, " ",
+                                  rec.args->dump(), ") became daemon mid ", targets[0],
+                                  ", which the daemon never processed (", MidFateName(fate), ")")};
         }
       }
     }
     return std::nullopt;
   }
+
+  std::shared_ptr<LedgerFeed> feed_;
 };
 
 }  // namespace
 
-std::unique_ptr<PropertyFamily> MakeRoomLedger() { return std::make_unique<RoomLedger>(); }
+std::unique_ptr<PropertyFamily> MakeRoomLedger(std::shared_ptr<LedgerFeed> feed) {
+  return std::make_unique<RoomLedger>(feed ? std::move(feed) : std::make_shared<LedgerFeed>());
+}
 
 MaybeViolation CheckChannelIsolation(const std::string& client, const std::string& delivered_on,
                                      const std::map<std::string, std::pair<int64_t, size_t>>& before,

@@ -5,6 +5,7 @@
 // authority store; local-only tables after every other step check.
 #include "base/check.h"
 #include "properties/families.h"
+#include "properties/ledger_feed.h"
 
 namespace rindle::props {
 
@@ -22,7 +23,9 @@ Checker MakeRunChecker(OptimisticInvariants* invariants) {
               {"consistent-view", "head==sync+pending", "head-reorder-report"});
   checker.Add(MakeAppliedOnce(invariants), {"applied-once"});
   checker.Add(std::move(authority.replay), {"authority-model"}, CheckedWhen::kQuiescence);
-  checker.Add(MakeGaplessMids(), {"gapless-mids"}, CheckedWhen::kBoth);
+  // One ledger oracle over every domain (ledger_feed.h), read by gapless-mids and the room ledger.
+  auto ledger = std::make_shared<LedgerFeed>();
+  checker.Add(MakeGaplessMids(ledger), {"gapless-mids"}, CheckedWhen::kBoth);
   checker.Add(MakeResendFaithful(), {"resend-faithful"});
   checker.Add(MakeOptimistic(invariants), {"pending-axis", "superseded-epoch", "replay-order",
                                            "fold-wire", "gate-model", "result-type"});
@@ -32,9 +35,10 @@ Checker MakeRunChecker(OptimisticInvariants* invariants) {
   checker.Add(MakeLocalTables(), {"local-tables", "local-rows"});
   checker.Add(MakeCvPromise(invariants), {"cv-promise"});
   checker.Add(MakeNoFlicker(invariants), {"no-flicker"});
-  checker.Add(MakeRoomLedger(), {"room-gapless-mids", "room-retire", "room-rejection",
+  checker.Add(MakeRoomLedger(ledger), {"room-gapless-mids", "room-retire", "room-rejection",
                                  "room-deopt-once"},
               CheckedWhen::kBoth);
+  checker.Add(MakeRoomDeoptSeq());  // counts check.room-deopt-seq.checked itself (a flip pending)
   checker.Add(MakeFenceLiveness(invariants), {"fence-liveness"});
   checker.Add(MakePushDrain(), {"push-drain"});
   checker.Add(MakeLimitPage(invariants), {"limit-page"});

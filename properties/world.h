@@ -57,6 +57,38 @@ struct LinkRecord {
   int64_t pushes_base = 0;
 };
 
+// The harness's record of a client's ONE deal order (seed 002 `seq`: "confirmation order is
+// per-domain; replay order is client-global"; H-v §3.3 keep-seq), from what the network carried:
+// every mid the client first put on a push path — on the daemon link or any room link — gets the
+// next slot, in send order (mid and seq are dealt in the same breath, right before the push). A
+// daemon mid first pushed while the client handled a room's `deopt` (its outcome frame, or its
+// outcome row released by a system stream) is that deopt's: the harness judges whether the room
+// entry was still pending then — no confirmation covering its mid had been released to the
+// client (its own record: the room channel's lmid stream, a daemon-carried room-ledger row of an
+// EARLIER release), and no failed replay had dropped it (the backend's pending list right before:
+// the single-domain client model cannot replay room entries; the drop itself is pending-axis's and
+// consistent-view's to judge) — and if so it is the FLIP, which takes the room mid's slot (keeps
+// its place); otherwise it is a RE-INVOKE, a new invocation at the end of the order. The seqs are
+// never read here: they are what room-deopt-seq checks against these slots.
+struct DealRecord {
+  struct Deopt {
+    std::string key;       // the room's source key
+    int64_t room_mid = 0;  // the deopted room mid
+    bool flip = false;     // judged a flip (keeps the slot) rather than a re-invoke
+  };
+  std::map<std::pair<std::string, int64_t>, int64_t> slot;  // (domain, mid) → slot
+  int64_t next_slot = 0;
+  std::map<int64_t, Deopt> deopt_of;  // daemon mid → the room deopt it was pushed for
+  // (room key, room mid) → every daemon mid first pushed for that deopt (one, unless the client
+  // both flipped and re-invoked it).
+  std::map<std::pair<std::string, int64_t>, std::vector<int64_t>> daemon_mids;
+
+  // A first push of (domain, mid): the next slot, once.
+  void Add(const std::string& domain, int64_t mid) {
+    if (slot.try_emplace({domain, mid}, next_slot).second) ++next_slot;
+  }
+};
+
 // One simulated client as the properties see it.
 struct ClientState {
   std::string id;  // "c<i>"
@@ -81,7 +113,8 @@ struct ClientState {
   // Refreshed every step from the harness's room records (never the client's): room_flux — some
   // envelope this client put on a room link is not settled yet (its room has not processed it,
   // its room lmid row or outcome has not been released to the client, its confirmed writes have
-  // not come back through a released daemon flush, or a deopt's daemon re-send is unprocessed);
+  // not come back through a released daemon flush, or a deopt's daemon re-send has no released
+  // confirmation yet);
   // the single-domain client model (oracles/client_model.h) cannot predict the client then, and
   // the model families skip it (check.room_flux_skip). room_unsettled_ids: the mutation ids
   // (args.id) of those unsettled envelopes — the rows no-flicker exempts
@@ -104,6 +137,8 @@ struct ClientState {
   // daemon-carried room-ledger row of its system stream.
   const std::map<std::pair<std::string, int64_t>, int64_t>* system_outcomes = nullptr;
   const std::map<std::string, int64_t>* confirms_released = nullptr;
+  // The harness's record of the one deal order and of each deopt's daemon mid (DealRecord).
+  const DealRecord* deals = nullptr;
   bool dirty = false;
   bool local_dirty = false;
   // The harness's record of the client's link (its source, sim/run/sim_client.h): how many

@@ -205,6 +205,13 @@ bool RoomAuthority::HandlePush(const MutationEnvelope& e) {
   Ledger& ledger = ledgers_[e.client_id];
   if (e.mid <= ledger.lmid) {
     Count("room.duplicate_push");
+    // A re-send of a mid the room burnt: answer its verdict again (see room.h).
+    auto rec = record_of_.find({e.client_id, e.mid});
+    if (rec != record_of_.end() && log_[rec->second].fate != RoomFate::kConfirmed &&
+        subs_.HasSession(e.client_id)) {
+      Count("room.outcome_reanswered");
+      SendOutcome(log_[rec->second]);
+    }
     return true;
   }
   if (e.mid > ledger.lmid + 1) {
@@ -233,27 +240,60 @@ bool RoomAuthority::Drawn(const MutationEnvelope& e, std::string_view what) cons
   return r.Chance(storm_per_mille_, 1000);
 }
 
-std::optional<std::string> RoomAuthority::DeoptBefore(const MutationEnvelope& e) const {
-  if (!twins_.contains(e.name)) return StrCat("room ", doc_, ": ", e.name, " is not room-declared");
+std::optional<std::string> RoomAuthority::DeoptBefore(const MutationEnvelope& e,
+                                                      std::string* reason_key) const {
+  if (!twins_.contains(e.name)) {
+    *reason_key = "not_declared";
+    return StrCat("room ", doc_, ": ", e.name, " is not room-declared");
+  }
   if (e.args.is_object() && e.args.contains("issueId") && e.args["issueId"].is_string() &&
       e.args["issueId"].get<std::string>() != issue_id_) {
+    *reason_key = "other_issue";
     return StrCat("room ", doc_, ": issue ", e.args["issueId"].get<std::string>(),
                   " is outside the doc");
   }
-  if (storm_ == Storm::kDeopt && Drawn(e, "deopt")) return StrCat("room ", doc_, ": deopt storm");
+  if (storm_ == Storm::kDeopt && Drawn(e, "deopt")) {
+    *reason_key = "storm";
+    return StrCat("room ", doc_, ": deopt storm");
+  }
   return std::nullopt;
 }
 
-std::optional<std::string> RoomAuthority::OutsideDoc(const WriteSet& writes) const {
+std::optional<std::string> RoomAuthority::OutsideDoc(const WriteSet& writes, const ReadLog& reads,
+                                                     std::string* reason_key) const {
   const size_t comment_issue = static_cast<size_t>(ColumnIndex(schema_, kCommentTable, "issueId"));
   const Value issue = Value::String(issue_id_);
   for (const auto& [table, recs] : writes) {
-    if (table != kCommentTable) return StrCat("room ", doc_, ": writes table ", table);
+    if (table != kCommentTable) {
+      *reason_key = "writes_outside";
+      return StrCat("room ", doc_, ": writes table ", table);
+    }
     for (const auto& [pk, rec] : recs) {
       const RowValues* row = rec.row ? &*rec.row : rec.old_row ? &*rec.old_row : nullptr;
       if (row != nullptr && (*row)[comment_issue] != issue) {
+        *reason_key = "writes_outside";
         return StrCat("room ", doc_, ": writes a comment outside the doc");
       }
+    }
+  }
+  // A keyed read of a doc row that found nothing and wrote nothing there: the row lives outside
+  // the doc (or nowhere) — the daemon, which holds every row, decides (a confirmed no-op here
+  // would lose the write).
+  for (const ReadRecord& r : reads.reads) {
+    if (r.outcome != ReadOutcome::kAbsent || (r.table != kCommentTable && r.table != kIssueTable)) {
+      continue;
+    }
+    auto t = writes.find(r.table);
+    if (t != writes.end() && t->second.contains(PkKey(r.pk))) continue;  // an add: the doc's own
+    *reason_key = "not_held";
+    return StrCat("room ", doc_, ": ", r.table, " ", PkKey(r.pk), " is not in the doc");
+  }
+  for (const auto& [table, recs] : writes) {
+    for (const auto& [pk, rec] : recs) {
+      if (!rec.old_row) continue;  // an add
+      *reason_key = "edits_existing";
+      return StrCat("room ", doc_, ": ", rec.row ? "edits" : "removes", " ", table, " ", pk,
+                    ", which the room did not add");
     }
   }
   return std::nullopt;
@@ -261,13 +301,15 @@ std::optional<std::string> RoomAuthority::OutsideDoc(const WriteSet& writes) con
 
 absl::StatusOr<std::vector<QueryBatch>> RoomAuthority::RunTwin(const MutationEnvelope& e,
                                                                WriteSet* writes,
-                                                               std::string* deopt) {
+                                                               std::string* deopt,
+                                                               std::string* reason_key) {
   auto tx = store_->Write();
-  TrackingTx mtx(tx.get(), &schema_, &no_local_tables_, writes, nullptr);
+  ReadLog reads;
+  TrackingTx mtx(tx.get(), &schema_, &no_local_tables_, writes, &reads);
   absl::Status status = twins_.at(e.name)(mtx, e.args);
   if (status.ok() && !mtx.failure().ok()) status = mtx.failure();
   if (status.ok()) {
-    if (auto why = OutsideDoc(*writes)) {
+    if (auto why = OutsideDoc(*writes, reads, reason_key)) {
       *deopt = *why;
       status = absl::FailedPreconditionError(*why);
     }
@@ -298,12 +340,13 @@ void RoomAuthority::Process(const MutationEnvelope& e) {
   RINDLE_CHECK_EQ(e.mid, ledger.lmid + 1);
   RoomRecord rec{e.client_id, e.mid, e.name, e.args, RoomFate::kConfirmed, "", 0, 0, {}, 0, false};
   absl::StatusOr<std::vector<QueryBatch>> committed = absl::UnknownError("");
-  if (auto why = DeoptBefore(e)) {
+  std::string reason_key;
+  if (auto why = DeoptBefore(e, &reason_key)) {
     rec.fate = RoomFate::kDeopt;
     rec.reason = *why;
   } else {
     std::string deopt;
-    committed = RunTwin(e, &rec.writes, &deopt);
+    committed = RunTwin(e, &rec.writes, &deopt, &reason_key);
     if (!committed.ok()) {
       rec.fate = deopt.empty() ? RoomFate::kRejected : RoomFate::kDeopt;
       rec.reason = deopt.empty() ? std::string(committed.status().message()) : deopt;
@@ -318,10 +361,12 @@ void RoomAuthority::Process(const MutationEnvelope& e) {
     }
   }
   Count(StrCat("room.", RoomFateName(rec.fate)));
+  if (rec.fate == RoomFate::kDeopt) Count(StrCat("room.deopt_reason.", reason_key));
   ledger.lmid = e.mid;
   ++cv_;
   rec.cv = cv_;
   rec.boot = boot_id_;
+  record_of_[{rec.client_id, rec.mid}] = log_.size();
   log_.push_back(std::move(rec));
   // Out of band, ahead of the lmid batch that burns the mid on this ordered link.
   if (log_.back().fate != RoomFate::kConfirmed) SendOutcome(log_.back());

@@ -14,12 +14,24 @@
 //   kConfirmed — the room twin ran and its writes stay in the room store (flushed later);
 //   kRejected  — the twin failed (a final validation failure) or a reject storm drew it: the mid
 //                is BURNT and a `rejected` mutationOutcome {mid, reason, echo} goes out;
-//   kDeopt     — a mutation the room will not confirm: not a room-declared mutator, its writes
-//                touch rows outside the doc (a comment of another issue, any other table), or a
+//   kDeopt     — a mutation the room will not confirm: not a room-declared mutator, its args
+//                name another issue, its writes touch rows outside the doc (a comment of another
+//                issue, any other table), it names a doc row the room does not hold (a keyed
+//                read that finds nothing and writes nothing there: the row lives in another
+//                doc's thread, e.g. a comment moved INTO this thread), it edits or removes a row
+//                the room did not add (the room is the home of the thread's NEW comments; the
+//                daemon holds the current copy of every other row — the room's may lag), or a
 //                deopt storm drew it: the mid is burnt and a `deopt` outcome {mid, echo} goes
-//                out; the client re-sends it to the daemon, whose twin applies it.
+//                out; the client re-sends it to the daemon, whose twin applies it. Each reason is
+//                counted (room.deopt_reason.<not_declared|other_issue|writes_outside|not_held|
+//                edits_existing|storm>).
 // Outcome frames go out BEFORE the commit's lmid batch and progress (out of band on the same
 // ordered link; the simulation's outcome faults may delay, drop, duplicate or reorder them).
+// A duplicate push (mid ≤ lmid: a re-send after a reconnect) of a mid the room did not confirm
+// is re-answered with its outcome (seed 002 H-v "the original + a re-send's re-answer"; counted
+// room.outcome_reanswered): the client's processed set absorbs it, or — when the outcome frame
+// died with the old link and the new session's lmid snapshot retired the entry first — it is
+// the late deopt of an already-retired mid, which the client re-invokes on the daemon.
 // Storms: SetStorm(kind, per_mille) makes the room deopt / reject a drawn share of the mids it
 // processes; each draw is keyed by (client, mid) (never by call order).
 // Flush (TakeFlush): the confirmed writes since the last flush (last write per pk), every
@@ -184,14 +196,16 @@ class RoomAuthority : public AuthorityEndpoint {
   void RegisterTables(Db* store);
   void Process(const MutationEnvelope& e);
   // Why the room will not confirm `e` before running it (not room-declared, another doc, a
-  // drawn deopt), or nullopt.
-  std::optional<std::string> DeoptBefore(const MutationEnvelope& e) const;
-  // Why the twin's writes leave the doc, or nullopt.
-  std::optional<std::string> OutsideDoc(const WriteSet& writes) const;
+  // drawn deopt), or nullopt; `reason_key` gets the counter's key.
+  std::optional<std::string> DeoptBefore(const MutationEnvelope& e, std::string* reason_key) const;
+  // Why the twin's run is not the room's to confirm (writes outside the doc, a doc row it does
+  // not hold, an edit of a row it did not add), or nullopt; `reason_key` gets the counter's key.
+  std::optional<std::string> OutsideDoc(const WriteSet& writes, const ReadLog& reads,
+                                        std::string* reason_key) const;
   bool Drawn(const MutationEnvelope& e, std::string_view what) const;
   // Runs the twin and the ledger row in one transaction; `writes` gets the twin's rows.
   absl::StatusOr<std::vector<QueryBatch>> RunTwin(const MutationEnvelope& e, WriteSet* writes,
-                                                  std::string* deopt);
+                                                  std::string* deopt, std::string* reason_key);
   absl::StatusOr<std::vector<QueryBatch>> BurnMid(const MutationEnvelope& e);
   void SendOutcome(const RoomRecord& rec);
   // Rebuilds the store from the seed rows and every flushed write, and the ledger rows.
@@ -214,6 +228,7 @@ class RoomAuthority : public AuthorityEndpoint {
   int64_t cv_ = 0;
   std::map<std::string, Ledger> ledgers_;
   std::vector<RoomRecord> log_;
+  std::map<std::pair<std::string, int64_t>, size_t> record_of_;  // (client, mid) → log_ index
   size_t next_unflushed_ = 0;
   int64_t flush_seq_ = 0;
   std::map<std::string, std::vector<RowValues>> seed_rows_;

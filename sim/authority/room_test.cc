@@ -19,6 +19,7 @@
 #include "sim/authority/daemon.h"
 #include "sim/workload/mutators.h"
 #include "sim/workload/query_resolution.h"
+#include "sim/workload/room_policy.h"
 #include "sim/workload/schema.h"
 
 namespace rindle::sim {
@@ -64,6 +65,13 @@ class DirectLink : public OptimisticSource {
   }
   void Queue(ServerFrame f) {
     if (up_) inbox_.push_back(std::move(f));
+  }
+  // Delivers the oldest queued frame, if any.
+  void PumpOne() {
+    if (inbox_.empty()) return;
+    ServerFrame f = std::move(inbox_.front());
+    inbox_.pop_front();
+    Deliver(f);
   }
   void Pump() {
     while (!inbox_.empty()) {
@@ -120,12 +128,19 @@ class RoomTest : public ::testing::Test {
         [this](const std::string&, ServerFrame f) { daemon_link_.Queue(std::move(f)); },
         &counters_);
     room_ = std::make_unique<RoomAuthority>(
-        kDoc, schema_, std::map<std::string, Mutator>{{"addComment", server.at("addComment")}},
-        users, [this](const std::string&, ServerFrame f) { room_link_.Queue(std::move(f)); },
+        kDoc, schema_, RoomTwins(), users,
+        [this](const std::string&, ServerFrame f) { room_link_.Queue(std::move(f)); },
         &counters_, Rng(7));
+    // i002's thread holds x2 (outside the room's doc); i001's holds x1.
     const std::map<std::string, std::vector<RowValues>> seed = {
         {"issue", {{Value::String("i001"), Value::String("t"), Value::String("todo"),
+                    Value::String("low"), Value::String("u01"), Value::Int(0), Value::Int(0)},
+                   {Value::String("i002"), Value::String("u"), Value::String("todo"),
                     Value::String("low"), Value::String("u01"), Value::Int(0), Value::Int(0)}}},
+        {"comment", {{Value::String("x1"), Value::String("i001"), Value::String("u01"),
+                      Value::String("here"), Value::Int(1)},
+                     {Value::String("x2"), Value::String("i002"), Value::String("u01"),
+                      Value::String("there"), Value::Int(2)}}},
         {"user", {{Value::String("u01"), Value::String("Ann")}}}};
     EXPECT_TRUE(daemon_->Seed(seed).ok());
     EXPECT_TRUE(room_->Seed(seed).ok());
@@ -137,7 +152,8 @@ class RoomTest : public ::testing::Test {
     o.schema = schema_;
     o.mutators = ClientMutators();
     o.domain_policy = [](const std::string& name, const json& args) -> std::optional<std::string> {
-      if (name == "addComment") return RoomSourceKey("issue:" + args["issueId"].get<std::string>());
+      const std::optional<std::string> doc = RoomDocFor(name, args);
+      if (doc) return RoomSourceKey(*doc);
       return std::nullopt;
     };
     o.on_rejected = [this](const MutationEnvelope& e, const std::string& reason) {
@@ -252,6 +268,63 @@ TEST_F(RoomTest, DeoptStormFlipsToTheDaemonKeepingTheSeq) {
   EXPECT_EQ(room_->records()[0].fate, RoomFate::kDeopt);
   EXPECT_TRUE(rejected_.empty());
   EXPECT_TRUE(ViewShows("k3"));
+}
+
+// room.h kDeopt "not_held": a comment moved INTO the thread lives in another doc — the room does
+// not hold it, so it deopts (a confirmed no-op would lose the move); the client flips the entry
+// in place keeping its seq ahead of the reply invoked after it, and the daemon applies the move.
+TEST_F(RoomTest, AMoveIntoTheThreadIsDeoptedAndTheDaemonAppliesItKeepingItsPlace) {
+  ASSERT_TRUE(backend_->Invoke("moveComment", json{{"id", "x2"}, {"issueId", "i001"}}).ok());
+  ASSERT_TRUE(backend_->Invoke("addComment", Comment("r1", "re")).ok());
+  ASSERT_EQ(room_link_.pushes.size(), 2u);  // both routed into the room (room-declared)
+  const std::optional<int64_t> move_seq = backend_->pending().at(0).seq;
+  const std::optional<int64_t> reply_seq = backend_->pending().at(1).seq;
+  ASSERT_LT(move_seq, reply_seq);
+  room_link_.Pump();
+  EXPECT_EQ(room_->records()[0].fate, RoomFate::kDeopt);
+  EXPECT_NE(room_->records()[0].reason.find("not in the doc"), std::string::npos)
+      << room_->records()[0].reason;
+  EXPECT_EQ(counters_["room.deopt_reason.not_held"], 1);
+  EXPECT_EQ(room_->records()[1].fate, RoomFate::kConfirmed);
+  Pump();
+  EXPECT_TRUE(backend_->pending().empty());
+  EXPECT_EQ(daemon_->lmid("c0"), 1);  // the flip's fresh daemon mid
+  auto tx = const_cast<Db&>(daemon_->store()).Write();
+  auto row = tx->Get("comment", {Value::String("x2")});
+  tx->Rollback();
+  ASSERT_TRUE(row.ok() && row->has_value());
+  EXPECT_EQ((**row)[1], Value::String("i001"));  // moved by the daemon twin
+}
+
+// The flip keeps the seq while a later entry is still pending (checked before any release).
+TEST_F(RoomTest, TheDeoptFlipKeepsItsSeqAheadOfALaterPendingEntry) {
+  ASSERT_TRUE(backend_->Invoke("moveComment", json{{"id", "x2"}, {"issueId", "i001"}}).ok());
+  ASSERT_TRUE(backend_->Invoke("addComment", Comment("r2", "re")).ok());
+  const std::optional<int64_t> move_seq = backend_->pending().at(0).seq;
+  // Only the outcome frame (queued first, out of band): the reply is still pending behind it.
+  room_link_.PumpOne();
+  ASSERT_EQ(backend_->pending().size(), 2u);
+  EXPECT_EQ(backend_->pending()[0].domain, std::string(kDaemonSource));
+  EXPECT_EQ(backend_->pending()[0].seq, move_seq);
+  EXPECT_LT(backend_->pending()[0].seq, backend_->pending()[1].seq);  // still replays first
+  EXPECT_EQ(backend_->pending()[1].domain, RoomSourceKey(kDoc));
+  room_->HandlePush(room_link_.pushes[0]);  // a re-send: answered again, the processed set absorbs
+  EXPECT_EQ(counters_["room.outcome_reanswered"], 1);
+  Pump();
+  EXPECT_EQ(daemon_link_.pushes.size(), 1u);  // flipped once
+  EXPECT_TRUE(backend_->pending().empty());
+}
+
+// room.h kDeopt "edits_existing": a comment already in the thread is a row the room did not add —
+// the daemon holds its current copy — so a move of it is deopted too.
+TEST_F(RoomTest, AnEditOfARowTheRoomDidNotAddIsDeopted) {
+  ASSERT_TRUE(backend_->Invoke("moveComment", json{{"id", "x1"}, {"issueId", "i001"}}).ok());
+  Pump();
+  ASSERT_EQ(room_->records().size(), 1u);
+  EXPECT_EQ(room_->records()[0].fate, RoomFate::kDeopt);
+  EXPECT_EQ(counters_["room.deopt_reason.edits_existing"], 1);
+  EXPECT_TRUE(backend_->pending().empty());
+  EXPECT_EQ(daemon_->lmid("c0"), 1);
 }
 
 TEST_F(RoomTest, RoomRestartMovesOnlyTheRoomChannel) {

@@ -46,6 +46,7 @@ void RoomLink::PushMutation(const MutationEnvelope& envelope) {
     Count("client.room_resync_resend");
   } else {
     sent_[envelope.mid] = envelope;
+    if (on_first_push_) on_first_push_(envelope);
   }
   unacked_[envelope.mid] = envelope;
   SendPush(envelope.mid, 0);
@@ -94,9 +95,21 @@ void RoomLink::LinkBroken() {
   queue_->Schedule(delay.Range(timing_.reconnect_ms_min, timing_.reconnect_ms_max), [this] {
     if (closed_) return;
     if (up()) return;
+    if (held_) {  // ReleaseHold reconnects
+      reconnect_scheduled_ = false;
+      return;
+    }
     room_->Disconnect(client_id_);
     Connect();
   });
+}
+
+void RoomLink::ReleaseHold() {
+  if (!held_) return;
+  held_ = false;
+  if (closed_ || up() || reconnect_scheduled_) return;
+  room_->Disconnect(client_id_);
+  Connect();
 }
 
 void RoomLink::Close() {

@@ -59,9 +59,20 @@ class RoomLink : public OptimisticSource {
     on_outcome_ = std::move(h);
   }
 
+  // Runs at every first-time push of a room mid on this link (the client's one deal order,
+  // world.h DealRecord).
+  void SetFirstPushObserver(std::function<void(const MutationEnvelope&)> observer) {
+    on_first_push_ = std::move(observer);
+  }
+
   void Connect();
   void LinkBroken();
   void Close();
+  // The link stays down (no reconnect) until ReleaseHold(), which reconnects it if it is down
+  // (the room_flush_link_down fault: down while the room's flush reaches the daemon).
+  void HoldDown() { held_ = true; }
+  void ReleaseHold();
+  bool held() const { return held_; }
   // A frame the network delivered from the room.
   void Receive(const ServerFrame& frame);
 
@@ -92,6 +103,7 @@ class RoomLink : public OptimisticSource {
   int64_t break_ordinal_ = 0;
   bool reconnect_scheduled_ = false;
   bool closed_ = false;
+  bool held_ = false;
   int64_t last_boot_id_ = 0;
   std::map<int64_t, RemoteQuery> registry_;
   std::map<int64_t, MutationEnvelope> unacked_;
@@ -102,6 +114,7 @@ class RoomLink : public OptimisticSource {
   std::function<void()> on_restart_;
   std::function<void()> on_resync_;
   std::function<void(const MutationOutcomeFrame&)> on_outcome_;
+  std::function<void(const MutationEnvelope&)> on_first_push_;
 };
 
 }  // namespace rindle::sim

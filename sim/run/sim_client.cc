@@ -95,6 +95,7 @@ void SimClient::PushMutation(const MutationEnvelope& envelope) {
   MarkDirty();
   if (!sent_.contains(envelope.mid)) {
     sent_[envelope.mid] = envelope;
+    deals_.Add(std::string(kDaemonSource), envelope.mid);
     if (in_invoke_) {
       invoke_sends_.push_back(envelope.mid);
     } else if (in_outcome_) {
@@ -306,6 +307,7 @@ void SimClient::SyncBackendCounters() {
                          "client.fence_overflow_spared", "client.room_stream_lag"};
   static_assert(std::size(moved) == std::size(names));
   SyncSystemFoldCounters();
+  SyncOutcomeCounters();
   for (size_t i = 0; i < std::size(moved); ++i) {
     const int64_t now = moved[i].first;
     int64_t& seen = *moved[i].second;
@@ -345,6 +347,28 @@ void SimClient::SyncSystemFoldCounters() {
   for (const auto& [name, value, last] : moved) {
     if (value == *last) continue;
     (*counters_)[StrCat("client.system_fold.", name)] += value - *last;
+    *last = value;
+  }
+}
+
+// The backend's outcome-handler counters (outcomes.h) as client.outcome.<name>, by how much each
+// moved: frames, unissued, duplicates, rejected, deopt_flips, deopt_reinvokes, ... (the client's
+// own report; the properties judge flips and re-invokes from the harness's record).
+void SimClient::SyncOutcomeCounters() {
+  const OutcomeCounters& now = backend_->outcome_counters();
+  OutcomeCounters& seen = seen_outcomes_;
+  const std::tuple<const char*, int64_t, int64_t*> moved[] = {
+      {"frames", now.frames, &seen.frames},
+      {"unissued", now.unissued, &seen.unissued},
+      {"duplicates", now.duplicates, &seen.duplicates},
+      {"rejected", now.rejected, &seen.rejected},
+      {"deopt_flips", now.deopt_flips, &seen.deopt_flips},
+      {"deopt_reinvokes", now.deopt_reinvokes, &seen.deopt_reinvokes},
+      {"deopt_reinvoke_failures", now.deopt_reinvoke_failures, &seen.deopt_reinvoke_failures},
+      {"deopt_unnamed", now.deopt_unnamed, &seen.deopt_unnamed}};
+  for (const auto& [name, value, last] : moved) {
+    if (value == *last) continue;
+    (*counters_)[StrCat("client.outcome.", name)] += value - *last;
     *last = value;
   }
 }
@@ -480,6 +504,7 @@ absl::Status SimClient::ConnectRoom(RoomAuthority* room, std::function<void()> a
                                          rng_.Fork(StrCat("room/", key, "/", all_room_links_.size())),
                                          t, std::move(after_push), &room_carried_[key]);
   RoomLink* raw = link.get();
+  raw->SetFirstPushObserver([this, key](const MutationEnvelope& e) { deals_.Add(key, e.mid); });
   rooms_[key] = std::move(link);
   if (auto s = backend_->ConnectSource(key, raw); !s.ok()) {
     closed_rooms_.push_back(std::move(rooms_[key]));

@@ -40,7 +40,8 @@
 // reconnect that found its streams retained). A first-time daemon push while a daemon frame is
 // being handled is a deopt flip / re-invoke the system stream's fold caused: recorded in
 // outcome_pushes() (client.system_deopt_push). The backend's system_folds() counters are mirrored
-// as client.system_fold.<category>.
+// as client.system_fold.<category>. deals(): every first push, daemon or room, in send order (the
+// harness's record of the one deal order, world.h DealRecord).
 // Source: seed 002 (OptimisticSource, §7.5 rule 3), SPEC §2.4.
 #pragma once
 
@@ -146,6 +147,7 @@ class SimClient : public OptimisticSource {
   void EndOutcome() {
     in_outcome_ = false;
     outcome_key_.clear();
+    SyncOutcomeCounters();
   }
   const std::map<std::pair<std::string, int64_t>, int64_t>& outcomes_delivered() const {
     return outcomes_delivered_;
@@ -156,6 +158,10 @@ class SimClient : public OptimisticSource {
   }
   // Daemon mids first pushed while handling an outcome frame (deopt flips and re-invokes).
   const std::vector<int64_t>& outcome_pushes() const { return outcome_pushes_; }
+  // The one deal order across the daemon and room links, from the first pushes (world.h
+  // DealRecord); the simulation records each deopt's daemon mid into it (NoteDeoptPush).
+  const props::DealRecord& deals() const { return deals_; }
+  props::DealRecord& mutable_deals() { return deals_; }
   // Every on_rejected call, in call order.
   const std::vector<props::RejectionRecord>& rejections() const { return rejections_; }
   // True when the last Invoke dealt its mid in a room domain.
@@ -249,6 +255,7 @@ class SimClient : public OptimisticSource {
   // The last view of a retargeted query is going: its sub goes with it, so the record does.
   void ForgetRetargetOf(int64_t local_qid);
   void SyncSystemFoldCounters();
+  void SyncOutcomeCounters();
   // ConnectRoom's system retains for `doc` (see the file comment).
   void RetainRoomSystemStreams(const std::string& doc);
 
@@ -304,6 +311,7 @@ class SimClient : public OptimisticSource {
   std::map<std::pair<std::string, int64_t>, int64_t> outcomes_delivered_;
   std::map<std::string, std::vector<MutationEnvelope>> room_carried_;
   std::vector<int64_t> outcome_pushes_;
+  props::DealRecord deals_;
   std::vector<props::RejectionRecord> rejections_;
   bool last_invoke_in_room_ = false;
   bool room_views_ = false;
@@ -315,6 +323,7 @@ class SimClient : public OptimisticSource {
   std::set<std::pair<std::string, std::string>> system_retained_;  // (table, doc)
   bool in_daemon_frame_ = false;  // inside Receive: a fold of system frames may push
   SystemFoldCounters seen_system_folds_;
+  OutcomeCounters seen_outcomes_;
 
   std::function<void(int64_t, const NormalizedEvent&)> on_normalized_;
   std::function<void(const ProgressFrame&)> on_progress_;

@@ -178,6 +178,7 @@ void Simulation::BuildWorld() {
     SystemRecord& sys = system_record_[c->client_id()];
     s.system_outcomes = &sys.outcomes;
     s.confirms_released = &sys.confirms;
+    s.deals = &c->deals();
     s.link = &c->link_record();
     world_.clients.push_back(std::move(s));
     c->OnStuck([this, cl = c.get()](const DowngradeStuckEvent& e) { OnRoomStuck(cl, e); });
@@ -412,6 +413,7 @@ void Simulation::Inject(const ScenarioFault& fault) {
     case ScenarioFault::Kind::kRejectStorm:
     case ScenarioFault::Kind::kFlushLag:
     case ScenarioFault::Kind::kRoomCrash:
+    case ScenarioFault::Kind::kRoomFlushLinkDown:
       return InjectRoomFault(fault);
   }
 }
@@ -507,6 +509,10 @@ void Simulation::Heal() {
     st.room->SetStorm(RoomAuthority::Storm::kNone, 0);
     st.lag_until_ms = -1;
     st.outcome_loss = st.outcome_duplicate = st.outcome_delay = 0;
+    st.link_down_armed.clear();
+    std::vector<std::string> held;
+    for (const auto& [client, h] : st.link_down) held.push_back(client);
+    for (const std::string& client : held) ReleaseLinkDown(doc, client, "at_heal");
   }
 }
 
@@ -534,16 +540,19 @@ void Simulation::Deliver(SimClient* c, const ServerFrame& frame) {
   }
   data_trace_->Frame(c->client_id(), frame, queue_.now_ms());
   const size_t pushes = c->outcome_pushes().size();
+  // The confirmations released BEFORE this frame: its own ledger rows fold after its outcome rows.
+  const std::map<std::string, int64_t> confirmed = system_record_[c->client_id()].confirms;
+  const std::set<std::pair<std::string, int64_t>> pending = RoomPending(*c);
   NoteSystemRows(*c);
   if (c->rooms().empty()) {
     c->Receive(frame);
     if (frame.kind == ServerFrame::Kind::kProgress) FeedWatermarks(c);
-    return NoteSystemDeoptPushes(*c, pushes);
+    return NoteSystemDeoptPushes(c, pushes, confirmed, pending);
   }
   const auto before = ChannelMarks(*c);
   c->Receive(frame);
   if (frame.kind == ServerFrame::Kind::kProgress) FeedWatermarks(c);
-  NoteSystemDeoptPushes(*c, pushes);
+  NoteSystemDeoptPushes(c, pushes, confirmed, pending);
   CheckNow("channel-isolation", props::CheckChannelIsolation(c->client_id(),
                                                               std::string(kDaemonSource),
                                                               before, ChannelMarks(*c)));

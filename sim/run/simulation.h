@@ -48,6 +48,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "properties/checker.h"
@@ -100,8 +101,22 @@ class Simulation {
   void ActRoomConnect(const ScenarioAction& action, SimClient* client);
   void ShadowSystemRetains(const SimClient& client);
   // After a daemon frame reached `c`: its system fold's deopt pushes (first `pushes_before` of
-  // outcome_pushes() were older) are the client model's invokes of those daemon mids.
-  void NoteSystemDeoptPushes(const SimClient& c, size_t pushes_before);
+  // outcome_pushes() were older) are the client model's invokes of those daemon mids, and each is
+  // matched to the deopt row this frame released for it (NoteDeoptPushes; `confirmed`: the
+  // system-carried confirmations released before this frame).
+  void NoteSystemDeoptPushes(SimClient* c, size_t pushes_before,
+                             const std::map<std::string, int64_t>& confirmed,
+                             const std::set<std::pair<std::string, int64_t>>& pending);
+  // The (room key, mid) of `c`'s pending room-domain entries (right before an outcome is handled).
+  static std::set<std::pair<std::string, int64_t>> RoomPending(const SimClient& c);
+  // The deopt of (key, mid) — echoed `name`/`args` — was just handled by `c`: of the daemon mids
+  // it first pushed since outcome_pushes()[from] and not `taken`, those carrying that mutation are
+  // the deopt's (at most `limit` of them); a flip when `confirmed` (the highest room lmid released to `c` before) is below
+  // `mid` and the entry was `listed` pending (no failed replay dropped it), else a re-invoke —
+  // recorded into the client's DealRecord (world.h).
+  void NoteDeoptPushes(SimClient* c, const std::string& key, int64_t mid, const std::string& name,
+                       const nlohmann::json& args, int64_t confirmed, bool listed, size_t from,
+                       size_t limit, std::set<int64_t>* taken);
   void ActRoomDisconnect(const ScenarioAction& action, SimClient* client);
   // Rooms.
   void MakeRooms();
@@ -109,6 +124,13 @@ class Simulation {
   void PutRoomFrame(const std::string& client, const std::string& key, ServerFrame frame);
   void DeliverRoom(SimClient* c, const std::string& key, const ServerFrame& frame);
   void MaybeScheduleFlush(RoomAuthority* room);
+  // After the room handled a push of `client` (RoomLink's after_push): the flush schedule, and a
+  // room_flush_link_down armed for the client fires.
+  void AfterRoomPush(RoomAuthority* room, const std::string& client);
+  // Ends a room_flush_link_down hold of `client` on `doc` (`why`: the counter's suffix).
+  void ReleaseLinkDown(const std::string& doc, const std::string& client, const char* why);
+  // After NoteSystemRows: a held link whose mid a released system confirmation now covers.
+  void MaybeReleaseLinkDowns(const std::string& client);
   void Flush(RoomAuthority* room);
   void InjectRoomFault(const ScenarioFault& fault);
   void InjectRoomStorm(RoomAuthority* room, RoomAuthority::Storm storm, int64_t duration_ms);
@@ -161,6 +183,15 @@ class Simulation {
     int64_t outcome_duplicate = 0;
     int64_t outcome_delay = 0;
     int64_t storm_generation = 0;  // a storm's end only clears its own storm
+    // room_flush_link_down: armed per client (the room lmid of the client when armed); fired, the
+    // client's held link waits for the system stream to release a confirmation of `mid`.
+    std::map<std::string, int64_t> link_down_armed;
+    struct HeldLink {
+      int64_t mid = 0;         // the mid the room handled right before the link went down
+      int64_t generation = 0;  // the cap's release only ends its own hold
+    };
+    std::map<std::string, HeldLink> link_down;
+    int64_t link_down_generation = 0;
   };
   std::map<std::string, RoomState> rooms_;  // by doc
   std::vector<std::unique_ptr<RoomRecordView>> room_views_;
@@ -223,6 +254,8 @@ class Simulation {
   struct SystemRecord {
     std::map<std::pair<std::string, int64_t>, int64_t> outcomes;
     std::map<std::string, int64_t> confirms;
+    // The deopt rows of this client the last daemon frame released: (room key, mid, name, args).
+    std::vector<std::tuple<std::string, int64_t, std::string, nlohmann::json>> frame_deopts;
   };
   std::map<std::string, SystemRecord> system_record_;
   // After a daemon frame reached `c`: the lifecycle rows the shadow gate released into its record

@@ -14,12 +14,12 @@
 
 #include "base/check.h"
 #include "base/str_util.h"
-#include "sim/workload/room_policy.h"
 #include "oracles/authority_model.h"
 #include "oracles/plain_store.h"
 #include "base/rng.h"
 #include "sim/scenario/scenario_kinds.h"
 #include "sim/scenario/scenario_knobs.h"
+#include "sim/scenario/room_sessions.h"
 #include "sim/scenario/swarm.h"
 #include "sim/workload/catalog.h"
 #include "sim/workload/mutators.h"
@@ -721,103 +721,6 @@ void AddCardDrags(const Rng& root, Scenario& s) {
   for (const BoardScreen& b : boards) ApplyBoardScreen(b, s.actions);
 }
 
-// Rooms (issue 12): per client, with the swarm's room_connect_per_mille, a room_connect to the
-// room of one of the first three seed issues (clients meet in the same rooms), 1..4 addComment
-// on that issue while connected (1 in 5 with a blank body: the server twin rejects it), and
-// sometimes a room_disconnect, then a second room. Then the room faults the swarm counted, each
-// on a doc some client connects (a link fault on one of its clients). Its own streams
-// ("workload/rooms/<i>", "faults/rooms"), so every other draw of a seed is unchanged.
-void PlaceRoomFaults(const Rng& root, const SwarmDraw& swarm,
-                     const std::map<std::string, std::vector<int>>& clients_of, Scenario& s);
-
-void AddRoomSessions(const Rng& root, const SwarmDraw& swarm, Scenario& s) {
-  auto issues = s.seed_rows.find("issue");
-  if (issues == s.seed_rows.end() || issues->second.empty()) return;
-  std::vector<std::string> docs;
-  for (size_t i = 0; i < issues->second.size() && i < 3; ++i) {
-    docs.push_back(IssueDoc(issues->second[i][0].as_string()));
-  }
-  const int64_t safety = s.config.safety_ms;
-  std::map<std::string, std::vector<int>> clients_of;  // doc → clients that connect it
-  std::vector<ScenarioAction> added;
-  for (int c = 0; c < s.config.clients; ++c) {
-    Rng r = root.Fork(StrCat("workload/rooms/", c));
-    if (r.Below(1000) >= swarm.room_connect_per_mille) continue;
-    int64_t t = std::max<int64_t>(s.config.connect_ms[static_cast<size_t>(c)], 0) +
-                r.Range(0, safety / 4);
-    const int sessions = r.Chance(1, 3) ? 2 : 1;
-    int comments = 0;
-    for (int k = 0; k < sessions && t < safety; ++k) {
-      const std::string doc = r.Pick(docs);
-      clients_of[doc].push_back(c);
-      ScenarioAction a;
-      a.t_ms = t;
-      a.client = c;
-      a.kind = ScenarioAction::Kind::kRoomConnect;
-      a.doc = doc;
-      added.push_back(a);
-      const int64_t end = k + 1 < sessions ? std::min(safety, t + safety / 3) : safety;
-      for (int64_t n = r.Range(1, 4); n > 0; --n) {
-        ScenarioAction m;
-        m.t_ms = r.Range(t + 1, std::max(t + 1, end));
-        m.client = c;
-        m.kind = ScenarioAction::Kind::kMutate;
-        m.name = "addComment";
-        m.args = {{"id", StrCat("rc", c, "-", comments++)},
-                  {"issueId", doc.substr(6)},
-                  {"authorId", ClientUserId(c)},
-                  {"body", r.Chance(1, 5) ? "  " : "room note"},
-                  {"createdAt", m.t_ms}};
-        added.push_back(std::move(m));
-      }
-      if (k + 1 < sessions || r.Chance(1, 4)) {
-        ScenarioAction d = a;
-        d.t_ms = std::min(safety, end + 1);
-        d.kind = ScenarioAction::Kind::kRoomDisconnect;
-        added.push_back(d);
-      }
-      t = end + 2;
-    }
-  }
-  PlaceRoomFaults(root, swarm, clients_of, s);
-  for (ScenarioAction& a : added) s.actions.push_back(std::move(a));
-  std::stable_sort(s.actions.begin(), s.actions.end(),
-                   [](const ScenarioAction& x, const ScenarioAction& y) { return x.t_ms < y.t_ms; });
-}
-
-// The room faults the swarm counted, each on a doc some client connects (a link fault on one of
-// its clients); none without a room (the recorded draw then says none).
-void PlaceRoomFaults(const Rng& root, const SwarmDraw& swarm,
-                     const std::map<std::string, std::vector<int>>& clients_of, Scenario& s) {
-  if (clients_of.empty()) {
-    for (const FaultKindSpec* spec : FaultKindsInDrawOrder()) {
-      if (FaultNamesRoom(spec->kind)) s.swarm["faults"][std::string(spec->name)] = 0;
-    }
-    return;
-  }
-  const int64_t safety = s.config.safety_ms;
-  Rng f = root.Fork("faults/rooms");
-  for (const FaultKindSpec* spec : FaultKindsInDrawOrder()) {
-    if (!FaultNamesRoom(spec->kind)) continue;
-    auto it = swarm.fault_counts.find(std::string(spec->name));
-    const int count = it == swarm.fault_counts.end() ? 0 : it->second;
-    for (int i = 0; i < count; ++i) {
-      auto room = clients_of.begin();
-      std::advance(room, static_cast<std::ptrdiff_t>(f.Below(clients_of.size())));
-      ScenarioFault fault;
-      fault.kind = spec->kind;
-      fault.doc = room->first;
-      fault.t_ms = f.Range(K.fault_earliest_ms, safety);
-      if (FaultTargetsClient(fault.kind)) fault.client = f.Pick(room->second);
-      if (FaultHasDuration(fault.kind)) fault.duration_ms = f.Range(50, 400);
-      if (FaultHasCount(fault.kind)) fault.count = f.Range(1, 3);
-      s.faults.push_back(fault);
-    }
-  }
-  std::stable_sort(s.faults.begin(), s.faults.end(),
-                   [](const ScenarioFault& x, const ScenarioFault& y) { return x.t_ms < y.t_ms; });
-}
-
 }  // namespace
 
 absl::StatusOr<Scenario> GenerateScenario(uint64_t seed, const GenerateOptions& options) {
@@ -851,7 +754,7 @@ absl::StatusOr<Scenario> GenerateScenario(uint64_t seed, const GenerateOptions& 
 
   s.faults = ScheduleFaults(root, s.config, swarm, streams.fold_windows(), s.actions);
   AddCardDrags(root, s);
-  AddRoomSessions(root, swarm, s);
+  AddRoomSessions(root, swarm, *schema, s);
   return s;
 }
 

@@ -157,6 +157,15 @@ std::vector<FaultKindSpec> RoomFaultKinds() {
        "the room crashes between confirming and flushing: a restart that loses its "
        "confirmed-unflushed writes (recorded by the harness)",
        R"({"doc": "issue:i001"})", {19, true, 0, 0, 1, 0}},
+      // Drawn and placed from forks of its own (swarm.cc DrawRooms, room_sessions.cc), so adding
+      // it moved no other room draw.
+      {FK::kRoomFlushLinkDown, "room_flush_link_down",
+       {{"client", FT::kClient, true}, {"doc", FT::kRoomDoc, true}},
+       "the client's link to the room goes down right after the room handles the client's next "
+       "push (its outcome frame and lmid batch die in flight) and stays down while the room's "
+       "flush reaches the daemon: the verdict and the confirmation reach the client only "
+       "through its system streams",
+       R"({"client": 0, "doc": "issue:i001"})", {20, true, 0, 0, 1, 0}},
   };
 }
 

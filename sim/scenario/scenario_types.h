@@ -101,7 +101,8 @@ struct ScenarioFault {
     kDeoptStorm,
     kRejectStorm,
     kFlushLag,
-    kRoomCrash
+    kRoomCrash,
+    kRoomFlushLinkDown
   };
   int64_t t_ms = 0;
   Kind kind = Kind::kLinkBreak;

@@ -136,16 +136,24 @@ void DrawSecondChance(const Rng& rng, SwarmDraw& d) {
 
 // Rooms: in the default mix most clients connect a room and each room fault kind appears in a
 // quarter of the runs; with swarm, rooms are on in 7 of 8 seeds at a drawn rate and each room
-// fault kind in half of them. From a fork of its own, like DrawRollback.
+// fault kind in half of them — except room_flush_link_down, in 7 of 8 runs either way, from its
+// own fork. From a fork of its own, like DrawRollback.
 void DrawRooms(const Rng& rng, bool swarm, SwarmDraw& d) {
   Rng r = rng.Fork("rooms");
   d.room_connect_per_mille =
       swarm ? (r.Chance(7, 8) ? static_cast<uint32_t>(r.Range(400, 1000)) : 0) : 700;
   for (const FaultKindSpec* spec : FaultKindsInDrawOrder()) {
-    if (!FaultNamesRoom(spec->kind)) continue;
+    if (!FaultNamesRoom(spec->kind) || spec->kind == ScenarioFault::Kind::kRoomFlushLinkDown) {
+      continue;
+    }
     const bool on = swarm ? r.Chance(1, 2) : r.Chance(1, 4);
     d.fault_counts[std::string(spec->name)] = on ? static_cast<int>(r.Range(1, 2)) : 0;
   }
+  // room_flush_link_down (issue 12): its own fork, in 7 of 8 runs either way — the one path where
+  // a verdict and its confirmation arrive only through the system streams.
+  Rng down = rng.Fork("rooms/flush_link_down");
+  d.fault_counts[std::string(FaultKindName(ScenarioFault::Kind::kRoomFlushLinkDown))] =
+      down.Chance(7, 8) ? static_cast<int>(down.Range(1, 2)) : 0;
 }
 
 }  // namespace

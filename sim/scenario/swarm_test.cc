@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
 #include "gtest/gtest.h"
 #include "sim/scenario/scenario_generator.h"
 #include "sim/scenario/scenario_knobs.h"
+#include "sim/workload/room_policy.h"
 
 namespace rindle::sim {
 namespace {
@@ -24,12 +26,19 @@ TEST(SwarmTest, GeneratedScenariosObeyTheirDraw) {
     const nlohmann::json& swarm = s->swarm;
     ASSERT_EQ(swarm["swarm"], true);
     draws.insert(swarm.dump());
+    std::map<int, std::string> in_room;  // client → the room doc it is connected to
     for (const auto& a : s->actions) {
+      if (a.kind == ScenarioAction::Kind::kRoomConnect) in_room[a.client] = a.doc;
+      if (a.kind == ScenarioAction::Kind::kRoomDisconnect) in_room.erase(a.client);
       if (a.kind == ScenarioAction::Kind::kMutate) {
-        // Fallbacks (no target known) may pick createIssue / addComment / addTag.
+        // Fallbacks (no target known) may pick createIssue / addComment / addTag; the room
+        // sessions' own workload (room_sessions.h: comments and thread moves into the room the
+        // client is in) is drawn by room_connect_per_mille, not the mutator mix.
         const bool fallback =
             a.name == "createIssue" || a.name == "addComment" || a.name == "addTag";
-        EXPECT_TRUE(swarm["mutators"][a.name].get<int>() > 0 || fallback)
+        const std::optional<std::string> doc = RoomDocFor(a.name, a.args);
+        const bool room_session = doc && in_room.contains(a.client) && in_room[a.client] == *doc;
+        EXPECT_TRUE(swarm["mutators"][a.name].get<int>() > 0 || fallback || room_session)
             << "seed " << seed << " used disabled mutator " << a.name;
       }
       if (a.kind == ScenarioAction::Kind::kRelease && a.handle > 0) {

@@ -1,6 +1,8 @@
 // room_policy.cc — see room_policy.h.
 #include "sim/workload/room_policy.h"
 
+#include <algorithm>
+
 #include "sim/workload/mutators.h"
 
 namespace rindle::sim {
@@ -10,8 +12,14 @@ std::vector<std::string> RoomContextTables() { return {"user"}; }
 
 std::string IssueDoc(const std::string& issue_id) { return kIssueDocPrefix + issue_id; }
 
+const std::vector<std::string>& RoomDeclaredMutators() {
+  static const std::vector<std::string> kNames = {"addComment", "moveComment"};
+  return kNames;
+}
+
 std::optional<std::string> RoomDocFor(const std::string& name, const nlohmann::json& args) {
-  if (name != "addComment") return std::nullopt;
+  const std::vector<std::string>& declared = RoomDeclaredMutators();
+  if (std::find(declared.begin(), declared.end(), name) == declared.end()) return std::nullopt;
   if (!args.is_object() || !args.contains("issueId") || !args["issueId"].is_string()) {
     return std::nullopt;
   }
@@ -22,7 +30,9 @@ std::optional<std::string> RoomDocFor(const std::string& name, const nlohmann::j
 
 std::map<std::string, Mutator> RoomTwins() {
   const std::map<std::string, Mutator> server = ServerMutators();
-  return {{"addComment", server.at("addComment")}};
+  std::map<std::string, Mutator> twins;
+  for (const std::string& name : RoomDeclaredMutators()) twins.emplace(name, server.at(name));
+  return twins;
 }
 
 }  // namespace rindle::sim

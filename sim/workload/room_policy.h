@@ -1,12 +1,15 @@
 // room_policy.h — the app's realtime use of rooms (issue 12): a room per issue, doc
 // "issue:<id>", owning that issue's comment thread. Stateless.
 //
-// Room-declared mutators (RoomDeclaredMutators): addComment — its args name the issue
-// (args.issueId), so the client's domain policy can route it to RoomSourceKey("issue:<id>")
-// when the client is connected to that room, and the room runs the same server twin. Every other
-// mutator confirms on the daemon. RoomDocFor(name, args) is that declaration: the doc a
-// room-declared mutation belongs to, or nullopt (not room-declared, or args without a string
-// issueId). Source: seed 002 §7.1 domainPolicy; the app's comment thread.
+// Room-declared mutators: addComment and moveComment — their args name the issue (args.issueId:
+// the thread a comment is added to, or moved INTO), so the client's domain policy can route them
+// to RoomSourceKey("issue:<id>") when the client is connected to that room, and the room runs the
+// same server twins. Every other mutator confirms on the daemon. A move is a derived route the
+// room refuses (room.h kDeopt): the moved comment lives in another thread (the room does not hold
+// it) or, already in this one, is a row the room did not add — so a room answers `deopt` and the
+// daemon applies it (seed 002 H-v: "derived-and-deopted routes"). RoomDocFor(name, args) is that
+// declaration: the doc a room-declared mutation belongs to, or nullopt (not room-declared, or args
+// without a string issueId). Source: seed 002 §7.1 domainPolicy, §3.3; the app's comment thread.
 #pragma once
 
 #include <map>
@@ -29,7 +32,8 @@ std::optional<std::string> RoomDocFor(const std::string& name, const nlohmann::j
 // and relays (the comment authors) but does not own: the client keeps reading the daemon's.
 std::vector<std::string> RoomOwnedTables();
 std::vector<std::string> RoomContextTables();
-// The room's twins: the server twins of the room-declared mutators (ServerMutators()).
+// The room-declared mutators' names, and the room's twins: their server twins (ServerMutators()).
+const std::vector<std::string>& RoomDeclaredMutators();
 std::map<std::string, Mutator> RoomTwins();
 
 }  // namespace rindle::sim

@@ -211,6 +211,11 @@ void Network::Partition(const std::string& client, std::string_view source,
   Break(client, source);
 }
 
+void Network::EndPartition(const std::string& client, std::string_view source) {
+  auto it = links_.find(Key(client, source));
+  if (it != links_.end()) it->second.partitioned_until_ms = -1;
+}
+
 void Network::Heal() {
   config_.push_loss_per_mille = 0;
   config_.push_dup_per_mille = 0;

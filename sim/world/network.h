@@ -106,6 +106,8 @@ class Network {
 
   // Partition the path until now + duration_ms: its link breaks and pushes/acks are lost.
   void Partition(const std::string& client, std::string_view source, int64_t duration_ms);
+  // Ends the path's partition now (pushes and acks pass again; the link stays as it is).
+  void EndPartition(const std::string& client, std::string_view source);
   bool partitioned(const std::string& client, std::string_view source) const;
 
   // ---- the daemon path (client, kDaemonSource): today's callers ----
