@@ -32,7 +32,8 @@ void NameRows(const std::vector<WireTable>& tables, const NormalizedEvent& ev, N
   }
 }
 
-// A frame's name in the failure report (the network tap's label): its kind first.
+}  // namespace
+
 std::string FrameLabel(const ServerFrame& f) {
   const nlohmann::json t = FrameToTrace(f);
   std::string label = t.value("frame", "frame");
@@ -42,8 +43,6 @@ std::string FrameLabel(const ServerFrame& f) {
   if (f.redelivered) StrAppend(&label, " (copy)");
   return label;
 }
-
-}  // namespace
 
 FrameFaults::FrameFaults(EventQueue* queue, Network* network,
                          std::map<std::string, int64_t>* counters)

@@ -56,6 +56,10 @@
 
 namespace rindle::sim {
 
+// A server frame's name in the failure report and the timeline page (the network tap's label):
+// its kind first, then qid, cv, ops, cvMin and boot where present; " (copy)" when redelivered.
+std::string FrameLabel(const ServerFrame& f);
+
 class FrameFaults {
  public:
   using Deliver = std::function<void(const ServerFrame&)>;

@@ -30,6 +30,9 @@ RoomLink::RoomLink(std::string client_id, RoomAuthority* room, EventQueue* queue
 void RoomLink::RegisterQuery(int64_t qid, const RemoteQuery& query) {
   registry_[qid] = query;
   if (closed_) return;
+  // The tap's labels name room messages as the daemon link's do (sim_client.cc): the timeline
+  // page sorts them by kind.
+  if (network_->tapped()) network_->Label(StrCat("register q", qid, " ", query.name));
   network_->SendToServer(client_id_, key_,
                          [this, qid, query] { room_->Register(client_id_, qid, query); });
 }
@@ -37,6 +40,7 @@ void RoomLink::RegisterQuery(int64_t qid, const RemoteQuery& query) {
 void RoomLink::UnregisterQuery(int64_t qid) {
   registry_.erase(qid);
   if (closed_) return;
+  if (network_->tapped()) network_->Label(StrCat("unregister q", qid));
   network_->SendToServer(client_id_, key_, [this, qid] { room_->Unregister(client_id_, qid); });
 }
 
@@ -59,6 +63,9 @@ void RoomLink::SendPush(int64_t mid, int attempt) {
   if (attempt > 0) Count("client.room_push_retry");
   carried_.push_back(env);
   if (carried_sink_ != nullptr) carried_sink_->push_back(env);
+  if (network_->tapped()) {
+    network_->Label(StrCat("push mid ", mid, " ", env.name, attempt > 0 ? " (retry)" : ""));
+  }
   network_->Push(
       client_id_, key_,
       [this, env] {
@@ -77,8 +84,10 @@ void RoomLink::Connect() {
   if (closed_ || up()) return;
   network_->Connect(client_id_, key_);
   Count("client.room_link_connect");
+  if (network_->tapped()) network_->Label("connect");
   network_->SendToServer(client_id_, key_, [this] { room_->Connect(client_id_); });
   for (const auto& [qid, query] : registry_) {
+    if (network_->tapped()) network_->Label(StrCat("register q", qid, " ", query.name, " (resync)"));
     network_->SendToServer(client_id_, key_, [this, qid = qid, query = query] {
       room_->Register(client_id_, qid, query);
     });

@@ -83,6 +83,7 @@ void Simulation::PutRoomFrame(const std::string& client, const std::string& key,
   auto it = by_id_.find(client);
   if (it == by_id_.end()) return;
   SimClient* c = it->second;
+  if (network_->tapped()) network_->Label(FrameLabel(frame));
   network_->SendToClient(client, key, [this, c, key, frame] { DeliverRoom(c, key, frame); });
 }
 

@@ -208,6 +208,56 @@ void PlaceFlushLinkDowns(const Rng& root, const SwarmDraw& swarm,
                    [](const ScenarioFault& x, const ScenarioFault& y) { return x.t_ms < y.t_ms; });
 }
 
+// Session k of client c in doc, from t until end: connect, open the issue's detail view, 1..3
+// comments and the thread moves, and — when it is not the client's last session, or in 1 of 4
+// last ones — leave at end + 1 (disconnect and close the view). Draws from r in that order.
+void AddRoomSession(const Rng& root, Rng& r, int c, int k, bool last, int64_t t, int64_t end,
+                    const std::string& doc, const Schema& schema, const Scenario& s,
+                    int* comments, int64_t* handle, std::vector<ScenarioAction>& added) {
+  ScenarioAction a;
+  a.t_ms = t;
+  a.client = c;
+  a.kind = ScenarioAction::Kind::kRoomConnect;
+  a.doc = doc;
+  added.push_back(a);
+  // The app opens the issue it joins the room of (its detail view: the issue row and thread
+  // the session's comments and moves predict against), and closes it as it leaves.
+  ScenarioAction open;
+  open.t_ms = t;
+  open.client = c;
+  open.kind = ScenarioAction::Kind::kRetain;
+  open.query = RemoteQuery{"issueDetail", nlohmann::json(doc.substr(kDocPrefixSize))};
+  open.handle = std::max<int64_t>(*handle, 1);
+  *handle = open.handle + 1;
+  added.push_back(open);
+  for (int64_t n = r.Range(1, 4); n > 0; --n) {
+    ScenarioAction m;
+    m.t_ms = r.Range(t + 1, std::max(t + 1, end));
+    m.client = c;
+    m.kind = ScenarioAction::Kind::kMutate;
+    m.name = "addComment";
+    m.args = {{"id", StrCat("rc", c, "-", (*comments)++)},
+              {"issueId", doc.substr(kDocPrefixSize)},
+              {"authorId", ClientUserId(c)},
+              {"body", r.Chance(1, 5) ? "  " : "room note"},
+              {"createdAt", m.t_ms}};
+    added.push_back(std::move(m));
+  }
+  AddThreadMoves(root, c, k, t, end, doc, schema, s, added);
+  if (!last || r.Chance(1, 4)) {
+    ScenarioAction d = a;
+    d.t_ms = std::min(s.config.safety_ms, end + 1);
+    d.kind = ScenarioAction::Kind::kRoomDisconnect;
+    added.push_back(d);
+    ScenarioAction close;
+    close.t_ms = d.t_ms;
+    close.client = c;
+    close.kind = ScenarioAction::Kind::kRelease;
+    close.handle = open.handle;
+    added.push_back(close);
+  }
+}
+
 }  // namespace
 
 void AddRoomSessions(const Rng& root, const SwarmDraw& swarm, const Schema& schema, Scenario& s) {
@@ -236,50 +286,10 @@ void AddRoomSessions(const Rng& root, const SwarmDraw& swarm, const Schema& sche
     for (int k = 0; k < sessions && t < safety; ++k) {
       const std::string doc = r.Pick(docs);
       clients_of[doc].push_back(c);
-      ScenarioAction a;
-      a.t_ms = t;
-      a.client = c;
-      a.kind = ScenarioAction::Kind::kRoomConnect;
-      a.doc = doc;
-      added.push_back(a);
-      // The app opens the issue it joins the room of (its detail view: the issue row and thread
-      // the session's comments and moves predict against), and closes it as it leaves.
-      ScenarioAction open;
-      open.t_ms = t;
-      open.client = c;
-      open.kind = ScenarioAction::Kind::kRetain;
-      open.query = RemoteQuery{"issueDetail", nlohmann::json(doc.substr(kDocPrefixSize))};
-      int64_t& handle = next_handle[c];
-      open.handle = std::max<int64_t>(handle, 1);
-      handle = open.handle + 1;
-      added.push_back(open);
-      const int64_t end = k + 1 < sessions ? std::min(safety, t + safety / 3) : safety;
-      for (int64_t n = r.Range(1, 4); n > 0; --n) {
-        ScenarioAction m;
-        m.t_ms = r.Range(t + 1, std::max(t + 1, end));
-        m.client = c;
-        m.kind = ScenarioAction::Kind::kMutate;
-        m.name = "addComment";
-        m.args = {{"id", StrCat("rc", c, "-", comments++)},
-                  {"issueId", doc.substr(kDocPrefixSize)},
-                  {"authorId", ClientUserId(c)},
-                  {"body", r.Chance(1, 5) ? "  " : "room note"},
-                  {"createdAt", m.t_ms}};
-        added.push_back(std::move(m));
-      }
-      AddThreadMoves(root, c, k, t, end, doc, schema, s, added);
-      if (k + 1 < sessions || r.Chance(1, 4)) {
-        ScenarioAction d = a;
-        d.t_ms = std::min(safety, end + 1);
-        d.kind = ScenarioAction::Kind::kRoomDisconnect;
-        added.push_back(d);
-        ScenarioAction close;
-        close.t_ms = d.t_ms;
-        close.client = c;
-        close.kind = ScenarioAction::Kind::kRelease;
-        close.handle = open.handle;
-        added.push_back(close);
-      }
+      const bool last = k + 1 == sessions;
+      const int64_t end = last ? safety : std::min(safety, t + safety / 3);
+      AddRoomSession(root, r, c, k, last, t, end, doc, schema, s, &comments, &next_handle[c],
+                     added);
       t = end + 2;
     }
   }
