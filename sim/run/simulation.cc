@@ -547,12 +547,14 @@ void Simulation::Deliver(SimClient* c, const ServerFrame& frame) {
   if (c->rooms().empty()) {
     c->Receive(frame);
     if (frame.kind == ServerFrame::Kind::kProgress) FeedWatermarks(c);
-    return NoteSystemDeoptPushes(c, pushes, confirmed, pending);
+    NoteSystemDeoptPushes(c, pushes, confirmed, pending);
+    return CheckRoomWatermarks(*c);
   }
   const auto before = ChannelMarks(*c);
   c->Receive(frame);
   if (frame.kind == ServerFrame::Kind::kProgress) FeedWatermarks(c);
   NoteSystemDeoptPushes(c, pushes, confirmed, pending);
+  CheckRoomWatermarks(*c);
   CheckNow("channel-isolation", props::CheckChannelIsolation(c->client_id(),
                                                               std::string(kDaemonSource),
                                                               before, ChannelMarks(*c)));

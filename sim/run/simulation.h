@@ -104,6 +104,10 @@ class Simulation {
   // outcome_pushes() were older) are the client model's invokes of those daemon mids, and each is
   // matched to the deopt row this frame released for it (NoteDeoptPushes; `confirmed`: the
   // system-carried confirmations released before this frame).
+  // A deopt (room `key`, room `mid`) the client handled without a daemon push the harness must
+  // match: its outcome frame was delivered (the row is a duplicate) or its re-invoke failed
+  // client-side and surfaced through on_rejected.
+  static bool DeoptSettled(const SimClient& c, const std::string& key, int64_t mid);
   void NoteSystemDeoptPushes(SimClient* c, size_t pushes_before,
                              const std::map<std::string, int64_t>& confirmed,
                              const std::set<std::pair<std::string, int64_t>>& pending);
@@ -254,13 +258,24 @@ class Simulation {
   struct SystemRecord {
     std::map<std::pair<std::string, int64_t>, int64_t> outcomes;
     std::map<std::string, int64_t> confirms;
-    // The deopt rows of this client the last daemon frame released: (room key, mid, name, args).
+    // doc → the highest flush_seq of the watermark rows released to it, and the client's
+    // roomWatermarks as the last room-watermark check read them.
+    std::map<std::string, int64_t> watermark_released;
+    std::map<std::string, int64_t> watermark_reported;
+    // The deopt rows of this client the shadow released whose push has not shown yet (room key,
+    // mid, name, args), in release order, each once (Simulation::NoteSystemRows).
     std::vector<std::tuple<std::string, int64_t, std::string, nlohmann::json>> frame_deopts;
   };
   std::map<std::string, SystemRecord> system_record_;
+  // A released outcome row of `c` (room `key`, room `mid`): a deopt row with a name and parseable
+  // args joins rec->frame_deopts (once) and tells the client model (OnRoomOutcome).
+  void NoteDeoptRow(const SimClient& c, const std::string& key, int64_t mid, const Value* kind,
+                    const Value* name, const Value* args, SystemRecord* rec);
   // After a daemon frame reached `c`: the lifecycle rows the shadow gate released into its record
   // (client.system_only_verdict: an outcome no room frame delivered).
   void NoteSystemRows(const SimClient& c);
+  // room-watermark, after a daemon frame reached `c` (properties/families.h).
+  void CheckRoomWatermarks(const SimClient& c);
   // channel-isolation: every channel's (appliedCv, buffered) of `c`.
   static std::map<std::string, std::pair<int64_t, size_t>> ChannelMarks(const SimClient& c);
   std::vector<std::unique_ptr<SimClient>> clients_;

@@ -330,8 +330,9 @@ void Simulation::NoteSystemDeoptPushes(SimClient* c, size_t pushes_before,
   std::set<int64_t> taken;
   for (const size_t limit : {size_t{1}, SIZE_MAX}) {
     for (const auto& [key, mid, name, args] : system_record_[c->client_id()].frame_deopts) {
-      // A delivered frame was handled first: the row is a duplicate the processed set absorbed.
-      if (c->outcomes_delivered().contains({key, mid}) ||
+      // A delivered frame was handled first: the row is a duplicate the processed set absorbed;
+      // a re-invoke that failed client-side surfaced instead of pushing (outcomes.h step 5).
+      if (DeoptSettled(*c, key, mid) ||
           (limit == 1 && c->deals().daemon_mids.contains({key, mid}))) {
         continue;
       }
@@ -344,9 +345,55 @@ void Simulation::NoteSystemDeoptPushes(SimClient* c, size_t pushes_before,
   }
 }
 
+void Simulation::CheckRoomWatermarks(const SimClient& c) {
+  if (c.refused()) return;  // shut down after a ledger-regression refusal: out of every check
+  SystemRecord& rec = system_record_[c.client_id()];
+  const std::map<std::string, int64_t>& reported = c.backend().room_watermarks();
+  CheckNow("room-watermark", props::CheckRoomWatermarks(c.client_id(), rec.watermark_released,
+                                                        rec.watermark_reported, reported));
+  rec.watermark_reported = reported;
+}
+
+bool Simulation::DeoptSettled(const SimClient& c, const std::string& key, int64_t mid) {
+  if (c.outcomes_delivered().contains({key, mid})) return true;
+  for (const props::RejectionRecord& r : c.rejections()) {
+    if (r.domain == key && r.envelope.mid == mid) return true;
+  }
+  return false;
+}
+
+void Simulation::NoteDeoptRow(const SimClient& c, const std::string& key, int64_t mid,
+                              const Value* kind, const Value* name, const Value* args,
+                              SystemRecord* rec) {
+  if (kind == nullptr || *kind != Value::String(std::string(kOutcomeDeopt)) || name == nullptr ||
+      !name->is_string() || args == nullptr || !args->is_string()) {
+    return;
+  }
+  nlohmann::json echoed = nlohmann::json::parse(args->as_string(), nullptr, false);
+  if (echoed.is_discarded()) return;
+  // Like a delivered deopt frame, the row may re-invoke the mutation this step (its entry
+  // retired): no-flicker's room_reinvoke exemption (StepRecord::room_outcome_ids).
+  MutationOutcomeFrame f;
+  f.mid = mid;
+  f.kind = MutationOutcomeFrame::Kind::kDeopt;
+  f.name = name->as_string();
+  f.args = echoed;
+  opt_props_->OnRoomOutcome(c.client_id(), f);
+  const bool listed = std::any_of(rec->frame_deopts.begin(), rec->frame_deopts.end(), [&](const auto& d) {
+    return std::get<0>(d) == key && std::get<1>(d) == mid;
+  });
+  if (!listed) rec->frame_deopts.emplace_back(key, mid, name->as_string(), std::move(echoed));
+}
+
 void Simulation::NoteSystemRows(const SimClient& c) {
   SystemRecord& rec = system_record_[c.client_id()];
-  rec.frame_deopts.clear();
+  // A row stays until its push shows: the shadow releases a frame the client may still hold (a
+  // reconnect's fence), and the client's push then leaves with the release that lets it go —
+  // a later daemon frame (seed 432: the row at cv 18, the held release at cvMin 21).
+  std::erase_if(rec.frame_deopts, [&](const auto& d) {
+    const auto& [key, mid, name, args] = d;
+    return DeoptSettled(c, key, mid) || c.deals().daemon_mids.contains({key, mid});
+  });
   for (const props::OptimisticInvariants::SystemRow& r : opt_props_->TakeSystemReleased(c.client_id())) {
     if (r.op == RowOp::Kind::kRemove) continue;  // retention pruning: no verdict, no confirm
     auto cell = [&](std::string_view col) -> const Value* {
@@ -355,6 +402,15 @@ void Simulation::NoteSystemRows(const SimClient& c) {
       return it == r.columns.end() || i >= r.row.size() ? nullptr : &r.row[i];
     };
     const Value* doc = cell("doc");
+    if (r.table == kRoomWatermarkTable) {  // a doc's fence: no client_id column
+      const Value* seq = cell("flush_seq");
+      if (doc == nullptr || !doc->is_string() || seq == nullptr || seq->kind() != Value::Kind::kInt) {
+        continue;
+      }
+      int64_t& max = rec.watermark_released[doc->as_string()];
+      max = std::max(max, seq->as_int());
+      continue;
+    }
     const Value* client = cell("client_id");
     if (doc == nullptr || !doc->is_string() || client == nullptr ||
         *client != Value::String(c.client_id())) {
@@ -368,24 +424,7 @@ void Simulation::NoteSystemRows(const SimClient& c) {
           !c.outcomes_delivered().contains({key, mid->as_int()})) {
         Count("client.system_only_verdict");  // the verdict reached it only through the daemon
       }
-      const Value* kind = cell("kind");
-      const Value* name = cell("name");
-      const Value* args = cell("args");
-      if (kind != nullptr && *kind == Value::String(std::string(kOutcomeDeopt)) && name != nullptr &&
-          name->is_string() && args != nullptr && args->is_string()) {
-        nlohmann::json echoed = nlohmann::json::parse(args->as_string(), nullptr, false);
-        if (!echoed.is_discarded()) {
-          // Like a delivered deopt frame, the row may re-invoke the mutation this step (its entry
-          // retired): no-flicker's room_reinvoke exemption (StepRecord::room_outcome_ids).
-          MutationOutcomeFrame f;
-          f.mid = mid->as_int();
-          f.kind = MutationOutcomeFrame::Kind::kDeopt;
-          f.name = name->as_string();
-          f.args = echoed;
-          opt_props_->OnRoomOutcome(c.client_id(), f);
-          rec.frame_deopts.emplace_back(key, mid->as_int(), name->as_string(), std::move(echoed));
-        }
-      }
+      NoteDeoptRow(c, key, mid->as_int(), cell("kind"), cell("name"), cell("args"), &rec);
     } else if (r.table == kRoomClientMutationsTable) {
       const Value* lmid = cell("last_mutation_id");
       if (lmid == nullptr || lmid->kind() != Value::Kind::kInt) continue;
