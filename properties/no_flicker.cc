@@ -13,7 +13,10 @@
 //   * server data: the shadow gate (fed by the delivery tap, never by the backend) released a
 //     data frame this step that can reach the view: a snapshot (a rehydration's footprint diff
 //     may remove any row) or a batch whose ops touch one of the view's tables;
-//   * a burnt mid: a released confirmation covers a mid the authority's log records as burnt
+//   * a burnt mid: a released confirmation covers a mid the authority's log records as burnt —
+//     or a room lmid release / daemon-carried room-ledger row covers a room mid its room
+//     deopted or rejected (StepRecord::room_burnt, seed 1006: a limited page's neighbour returns
+//     as the burnt move's prediction retracts)
 //     (its twin failed), so the prediction is dropped with no data frame to replace it;
 //   * an unshipped commit: every released confirmation is a batch at a cv whose data batches to
 //     this client (the send tap: what the authority put on the link) all released with it —
@@ -140,7 +143,8 @@ class NoFlicker : public PropertyFamily {
     if (!b.health().ok()) return std::nullopt;  // client-health reports it
     State& s = states_[c.id];
     const StepRecord& step = inv_->Step(c.id);
-    const bool burnt = ConfirmsBurnt(w, c.id, step, &s);
+    // ConfirmsBurnt first: it advances the daemon watermark whatever the room says.
+    const bool burnt = ConfirmsBurnt(w, c.id, step, &s) || step.room_burnt;
     const std::set<std::string> died = DiedTables(c, &s);
     std::map<int64_t, Seen> now;
     for (const auto& [qid, view] : *c.views) {

@@ -104,6 +104,10 @@ struct StepRecord {
   // Room lmid releases that retired entries of this client this step (OnRoomRelease): each is a
   // reconcile cycle of the client, like a daemon release.
   int64_t room_releases = 0;
+  // One of those releases (or a daemon-carried room-ledger row) confirmed a room mid its room
+  // burnt (a deopt or a rejection; the rooms' records): the retired prediction retracts, as a
+  // daemon burn does (no-flicker's burnt exemption).
+  bool room_burnt = false;
 };
 
 class OptimisticInvariants {
@@ -179,11 +183,14 @@ class OptimisticInvariants {
   // Room channels (issue 12; the harness's room delivery, sim/run/simulation_rooms.cc). A room
   // lmid release retired entries of `client`'s room domain: the client ran a reconcile cycle the
   // daemon-channel shadow cannot see (ClientModel::ForeignCycle).
-  void OnRoomRelease(const std::string& client) {
+  void OnRoomRelease(const std::string& client, bool burnt) {
     Client& c = At(client);
     c.model.ForeignCycle();
     ++c.step.room_releases;
+    c.step.room_burnt = c.step.room_burnt || burnt;
   }
+  // A daemon-carried room-ledger row confirmed a room mid its room burnt (StepRecord::room_burnt).
+  void OnRoomBurntConfirmed(const std::string& client) { At(client).step.room_burnt = true; }
   // The harness delivered a mutationOutcome frame to `client` this step: a deopt's echoed args'
   // id (args.id) goes to StepRecord::room_outcome_ids (a deopt of a retired entry re-invokes it).
   void OnRoomOutcome(const std::string& client, const MutationOutcomeFrame& frame);

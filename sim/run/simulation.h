@@ -107,6 +107,8 @@ class Simulation {
   // A deopt (room `key`, room `mid`) the client handled without a daemon push the harness must
   // match: its outcome frame was delivered (the row is a duplicate) or its re-invoke failed
   // client-side and surfaced through on_rejected.
+  // Whether room `key`'s records hold a mid of `client` in (from, to] it deopted or rejected.
+  bool RoomBurnt(const std::string& client, const std::string& key, int64_t from, int64_t to) const;
   static bool DeoptSettled(const SimClient& c, const std::string& key, int64_t mid);
   void NoteSystemDeoptPushes(SimClient* c, size_t pushes_before,
                              const std::map<std::string, int64_t>& confirmed,

@@ -220,7 +220,7 @@ void Simulation::ShadowRoomFrame(const std::string& client, const std::string& k
       // The release retires room entries: the client reconciles off the daemon channel.
       if (s.released > was) {
         Count("check.room_release_cycle");
-        opt_props_->OnRoomRelease(client);
+        opt_props_->OnRoomRelease(client, RoomBurnt(client, key, was, s.released));
       }
       int64_t& confirmed = system_record_[client].confirms[key];
       confirmed = std::max(confirmed, s.released);
@@ -354,6 +354,19 @@ void Simulation::CheckRoomWatermarks(const SimClient& c) {
   rec.watermark_reported = reported;
 }
 
+bool Simulation::RoomBurnt(const std::string& client, const std::string& key, int64_t from,
+                           int64_t to) const {
+  for (const auto& [doc, st] : rooms_) {
+    if (st.room->source_key() != key) continue;
+    for (const RoomRecord& r : st.room->records()) {
+      if (r.client_id == client && r.mid > from && r.mid <= to && r.fate != RoomFate::kConfirmed) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 bool Simulation::DeoptSettled(const SimClient& c, const std::string& key, int64_t mid) {
   if (c.outcomes_delivered().contains({key, mid})) return true;
   for (const props::RejectionRecord& r : c.rejections()) {
@@ -429,8 +442,12 @@ void Simulation::NoteSystemRows(const SimClient& c) {
       const Value* lmid = cell("last_mutation_id");
       if (lmid == nullptr || lmid->kind() != Value::Kind::kInt) continue;
       int64_t& confirmed = rec.confirms[key];
-      if (lmid->as_int() > confirmed && lmid->as_int() > room_lmid_[{c.client_id(), key}].released) {
+      const int64_t released = room_lmid_[{c.client_id(), key}].released;
+      if (lmid->as_int() > confirmed && lmid->as_int() > released) {
         Count("client.system_first_confirm");  // ahead of the room channel's own lmid stream
+        if (RoomBurnt(c.client_id(), key, std::max(confirmed, released), lmid->as_int())) {
+          opt_props_->OnRoomBurntConfirmed(c.client_id());
+        }
       }
       confirmed = std::max(confirmed, lmid->as_int());
       Count("client.system_ledger_row");
