@@ -90,15 +90,13 @@ ImagedRow MakeImagedRow(const std::vector<SortPart>& sort, const RowValues& row)
 ImagedKey MakeImagedKey(const std::vector<SortPart>& sort, const KeyProbe& p);
 ImagedCursor MakeImagedCursor(const std::vector<SortPart>& sort, const CursorProbe& p);
 
-// Entry order: image first, the full comparison on ties. `trusted` (when set and *trusted)
-// answers entry-vs-entry "a < b" without reading either entry: only a bulk build that appends
-// pre-sorted distinct rows at end() sets it (table.cc AcquireIndex).
+// Entry order: image first, the full comparison on ties. A strict weak order always — absl's
+// btree checks it in debug builds (an earlier bulk-build shortcut answered "a < b" for every
+// pair, a < a included, and failed that check under the sanitizer build).
 struct EntryLess {
   using is_transparent = void;
   const std::vector<SortPart>* sort = nullptr;
-  const bool* trusted = nullptr;
   bool operator()(const IndexEntry& a, const IndexEntry& b) const {
-    if (trusted != nullptr && *trusted) return true;
     if (a.image != b.image) return a.image < b.image;
     return CompareBySort(*sort, *a.row, *b.row) < 0;
   }
@@ -137,8 +135,7 @@ class RowIndex {
   using const_iterator = Set::const_iterator;
   using const_reverse_iterator = Set::const_reverse_iterator;
 
-  // `building`, when given, is the flag AppendSorted raises (it must outlive the index).
-  explicit RowIndex(const std::vector<SortPart>* sort, bool* building = nullptr);
+  explicit RowIndex(const std::vector<SortPart>* sort);
   RowIndex(RowIndex&&) = default;
   RowIndex& operator=(RowIndex&&) = default;
 
@@ -170,13 +167,12 @@ class RowIndex {
   // Replaces the row of `it` by `row`, which must sort at the same position (CHECKed by image).
   void Replace(const_iterator it, Row row);
   // Bulk build: appends `rows`, sorted and distinct under the sort, with their images
-  // (SortImage of the first sort cell; index_build.h computes both), to an empty index without
-  // comparing or reading them. Needs the `building` flag of the constructor.
+  // (SortImage of the first sort cell; index_build.h computes both), to an empty index at end():
+  // one comparison with the last entry each, by image unless the images tie.
   void AppendSorted(const std::vector<const Row*>& rows, const std::vector<uint64_t>& images);
 
  private:
   const std::vector<SortPart>* sort_;
-  bool* building_;  // EntryLess::trusted: raised during AppendSorted only
   Set set_;
 };
 

@@ -32,7 +32,7 @@ Table::Table(std::string name, TableSpec spec, bool local)
       local_(local),
       pk_sort_(PkSort()),
       rows_(&pk_sort_),
-      overlay_(EntryLess{&pk_sort_, nullptr}) {}
+      overlay_(EntryLess{&pk_sort_}) {}
 
 RowIndex::const_iterator Table::FindHead(const RowValues& pk, RowIndex::const_iterator* at) const {
   RINDLE_CHECK_EQ(pk.size(), spec_.primary_key.size());
@@ -139,10 +139,9 @@ const RowIndexSet& Table::AcquireIndex(const std::vector<SortPart>& sort) {
   if (it == indexes_.end()) {
     Index idx;
     idx.sort = std::make_unique<std::vector<SortPart>>(Normalized(sort));
-    idx.building = std::make_unique<bool>(false);
-    idx.set = std::make_unique<RowIndex>(idx.sort.get(), idx.building.get());
-    // Sort row pointers by compact prefixes (index_build.h), then append them at end() with the
-    // comparator trusting the order: building touches each row about once, copies no cell.
+    idx.set = std::make_unique<RowIndex>(idx.sort.get());
+    // Sort row pointers by compact prefixes (index_build.h), then append them at end(): one
+    // comparison with the last entry each (by image unless images tie), no cell copied.
     std::vector<const Row*> sorted;
     sorted.reserve(rows_.size());
     for (const IndexEntry& e : rows_) sorted.push_back(&e.row);

@@ -118,7 +118,6 @@ class Table {
  private:
   struct Index {
     std::unique_ptr<std::vector<SortPart>> sort;  // stable address for the comparator
-    std::unique_ptr<bool> building;               // the comparator's bulk-build flag
     std::unique_ptr<RowIndex> set;
     int refs = 0;
   };

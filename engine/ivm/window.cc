@@ -5,7 +5,7 @@
 namespace rindle {
 
 Window::Window(const Level& level)
-    : rows(&level.sort()), nodes(EntryLess{&level.table()->pk_sort(), nullptr}) {
+    : rows(&level.sort()), nodes(EntryLess{&level.table()->pk_sort()}) {
   by_key.reserve(level.related().size());
   for (const LevelEdge& e : level.related()) by_key.emplace_back(e.node_key_sort.get());
 }
@@ -38,7 +38,7 @@ void HydrateWindow(const Level& level, const RowValues* key, Window& w) {
 
 WindowDelta UpdateWindow(const Level& level, const RowValues* key,
                          const std::vector<const NetChange*>& candidates, Window& w) {
-  WindowDelta delta(EntryLess{&level.table()->pk_sort(), nullptr});
+  WindowDelta delta(EntryLess{&level.table()->pk_sort()});
   const bool limited = level.limit().has_value();
   const int64_t limit = limited ? *level.limit() : 0;
   const bool was_full = WindowFull(level, w);
