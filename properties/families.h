@@ -103,12 +103,12 @@ MaybeViolation CheckChannelIsolation(const std::string& client, const std::strin
                                      const std::map<std::string, std::pair<int64_t, size_t>>& before,
                                      const std::map<std::string, std::pair<int64_t, size_t>>& after);
 // room-watermark (seed 002 system streams: watermark rows fold by monotone max into
-// roomWatermarks[doc]): after a daemon frame, the client's reported fence per doc never falls
-// below what it reported before (`previous`) and never exceeds the highest flush_seq the
-// harness released to it (`released_max`; a doc absent there has no released row).
+// roomWatermarks[doc]): after a daemon frame, the client's reported fence per doc never exceeds
+// the highest flush_seq the harness released to it (`released_max`; a doc absent there has no
+// released row). The expectation is the harness's record only: the client's earlier reports are
+// never the reference.
 MaybeViolation CheckRoomWatermarks(const std::string& client,
                                    const std::map<std::string, int64_t>& released_max,
-                                   const std::map<std::string, int64_t>& previous,
                                    const std::map<std::string, int64_t>& reported);
 std::unique_ptr<PropertyFamily> MakeFenceLiveness(OptimisticInvariants* invariants);
 std::unique_ptr<PropertyFamily> MakePushDrain();

@@ -304,18 +304,7 @@ MaybeViolation CheckChannelIsolation(const std::string& client, const std::strin
 
 MaybeViolation CheckRoomWatermarks(const std::string& client,
                                    const std::map<std::string, int64_t>& released_max,
-                                   const std::map<std::string, int64_t>& previous,
                                    const std::map<std::string, int64_t>& reported) {
-  for (const auto& [doc, was] : previous) {
-    auto now = reported.find(doc);
-    if (now == reported.end() || now->second < was) {
-      return Violation{"room-watermark",
-                       StrCat(client, ": roomWatermarks[", doc, "] fell from ", was, " to ",
-                              now == reported.end() ? std::string("nothing")
-                                                    : std::to_string(now->second),
-                              " (a watermark row folds by max)")};
-    }
-  }
   for (const auto& [doc, w] : reported) {
     auto max = released_max.find(doc);
     const int64_t bound = max == released_max.end() ? 0 : max->second;

@@ -260,10 +260,8 @@ class Simulation {
   struct SystemRecord {
     std::map<std::pair<std::string, int64_t>, int64_t> outcomes;
     std::map<std::string, int64_t> confirms;
-    // doc → the highest flush_seq of the watermark rows released to it, and the client's
-    // roomWatermarks as the last room-watermark check read them.
+    // doc → the highest flush_seq of the watermark rows released to it.
     std::map<std::string, int64_t> watermark_released;
-    std::map<std::string, int64_t> watermark_reported;
     // The deopt rows of this client the shadow released whose push has not shown yet (room key,
     // mid, name, args), in release order, each once (Simulation::NoteSystemRows).
     std::vector<std::tuple<std::string, int64_t, std::string, nlohmann::json>> frame_deopts;

@@ -347,11 +347,9 @@ void Simulation::NoteSystemDeoptPushes(SimClient* c, size_t pushes_before,
 
 void Simulation::CheckRoomWatermarks(const SimClient& c) {
   if (c.refused()) return;  // shut down after a ledger-regression refusal: out of every check
-  SystemRecord& rec = system_record_[c.client_id()];
-  const std::map<std::string, int64_t>& reported = c.backend().room_watermarks();
-  CheckNow("room-watermark", props::CheckRoomWatermarks(c.client_id(), rec.watermark_released,
-                                                        rec.watermark_reported, reported));
-  rec.watermark_reported = reported;
+  CheckNow("room-watermark",
+           props::CheckRoomWatermarks(c.client_id(), system_record_[c.client_id()].watermark_released,
+                                      c.backend().room_watermarks()));
 }
 
 bool Simulation::RoomBurnt(const std::string& client, const std::string& key, int64_t from,
