@@ -103,10 +103,12 @@ MaybeViolation CheckChannelIsolation(const std::string& client, const std::strin
                                      const std::map<std::string, std::pair<int64_t, size_t>>& before,
                                      const std::map<std::string, std::pair<int64_t, size_t>>& after);
 // room-watermark (seed 002 system streams: watermark rows fold by monotone max into
-// roomWatermarks[doc]): after a daemon frame, the client's reported fence per doc never exceeds
-// the highest flush_seq the harness released to it (`released_max`; a doc absent there has no
-// released row). The expectation is the harness's record only: the client's earlier reports are
-// never the reference.
+// roomWatermarks[doc]): after a daemon frame, the client's reported fence per doc EQUALS the
+// highest flush_seq the harness released to it (`released_max`, recorded before the frame: a doc
+// absent there has no released row, so reports 0 or nothing). Above it: a fence from no row;
+// below it: the fence fell back — an older flush_seq row (an authority restored from an older
+// backup, daemon.h RollBack) overwrote it. The expectation is the harness's record only: the
+// client's earlier reports are never the reference.
 MaybeViolation CheckRoomWatermarks(const std::string& client,
                                    const std::map<std::string, int64_t>& released_max,
                                    const std::map<std::string, int64_t>& reported);

@@ -314,6 +314,16 @@ MaybeViolation CheckRoomWatermarks(const std::string& client,
                               " but the highest flush_seq released to it is ", bound)};
     }
   }
+  for (const auto& [doc, max] : released_max) {
+    auto it = reported.find(doc);
+    const int64_t w = it == reported.end() ? 0 : it->second;
+    if (w < max) {
+      return Violation{"room-watermark",
+                       StrCat(client, ": roomWatermarks[", doc, "] is ", w, " but flush_seq ", max,
+                              " was released to it: the fence fell back (watermark rows fold by "
+                              "monotone max)")};
+    }
+  }
   return std::nullopt;
 }
 

@@ -279,6 +279,7 @@ bool DaemonAuthority::ApplyRoomFlush(const RoomFlush& flush) {
   ++cv_;
   rec.cv = cv_;
   rec.boot = boot_id_;
+  flush_rows_[{room, mid}] = flush;
   log_.push_back(std::move(rec));
   subs_.Publish(*committed, cv_);
   subs_.SendProgress(cv_);
@@ -300,7 +301,10 @@ int64_t DaemonAuthority::RollBack(int64_t forget) {
   const size_t n = std::min(log_.size(), static_cast<size_t>(forget));
   if (n == 0) return 0;
   const size_t keep = log_.size() - n;
-  for (size_t i = keep; i < log_.size(); ++i) log_[i].forgotten_at = boot_id_;
+  for (size_t i = keep; i < log_.size(); ++i) {
+    log_[i].forgotten_at = boot_id_;
+    flush_rows_.erase({log_[i].client_id, log_[i].mid});  // its logged mid is dealt again
+  }
   forgotten_.insert(forgotten_.end(), std::make_move_iterator(log_.begin() + keep),
                     std::make_move_iterator(log_.end()));
   log_.resize(keep);
@@ -320,10 +324,15 @@ int64_t DaemonAuthority::RollBack(int64_t forget) {
   for (const ProcessedEnvelope& rec : log_) {
     const MutationEnvelope e{rec.client_id, rec.mid, rec.name, rec.args};
     WriteSet writes;
-    if (rec.name == kRoomFlushMutator) {  // a room flush: its rows again (lifecycle rows are
-      auto ftx = store_->Write();         // not rebuilt: the backup predates them)
-      TrackingTx mtx(ftx.get(), &schema_, &no_local_tables_, &writes, nullptr);
-      if (auto s = RoomFlushTwin()(mtx, rec.args); !s.ok()) Fail(s);
+    if (rec.name == kRoomFlushMutator) {  // a room flush: its rows and lifecycle rows again, so
+      auto ftx = store_->Write();         // the backup's watermark is the last KEPT flush's
+      {
+        TrackingTx mtx(ftx.get(), &schema_, &no_local_tables_, &writes, nullptr);
+        if (auto s = RoomFlushTwin()(mtx, rec.args); !s.ok()) Fail(s);
+      }
+      auto flush = flush_rows_.find({rec.client_id, rec.mid});
+      RINDLE_CHECK(flush != flush_rows_.end());
+      if (auto s = WriteFlushRows(*ftx, flush->second); !s.ok()) Fail(s);
       if (auto c = ftx->Commit(); !c.ok()) Fail(c.status());
       continue;
     }

@@ -18,7 +18,9 @@
 // ledgers are durable. RollBack (the authority_rollback fault): a restart from an OLDER backup of
 // that durable state — the store and every ledger as they were before the last `forget`
 // processed envelopes; the forgotten ones leave log() for forgotten() (so log() is always the
-// history the store is the replay of). Seed 002 assumes durable ledgers and says nothing of an
+// history the store is the replay of); a kept room flush brings back its lifecycle rows too, so
+// the backup's watermark row is the last kept flush's (an older flush_seq: the fence a client
+// must not let regress, seed 002 system streams). Seed 002 assumes durable ledgers and says nothing of an
 // older one; what the client must do then is in optimistic/ledger.h (FoldConfirm).
 // Source: SPEC §2.3; seed 002 lmid-as-data, §7.5.
 //
@@ -177,6 +179,10 @@ class DaemonAuthority : public AuthorityEndpoint {
   std::vector<ProcessedEnvelope> forgotten_;  // what rollbacks forgot (the harness's record)
   int64_t rollbacks_ = 0;
   std::map<std::string, std::vector<RowValues>> seed_rows_;  // a rollback rebuilds from them
+  // Each logged flush's lifecycle rows, by its log entry (room key, logged mid): a rollback's
+  // backup holds the lifecycle rows as of its last kept flush (older watermark, ledger and
+  // outcome rows), not none.
+  std::map<std::pair<std::string, int64_t>, RoomFlush> flush_rows_;
   absl::Status health_;
   const std::set<std::string> no_local_tables_;
   bool dirty_ = true;

@@ -234,6 +234,33 @@ TEST_F(RoomTest, ConfirmedOnTheRoomThenFlushedToTheDaemon) {
   EXPECT_EQ(daemon_->log().back().name, kRoomFlushMutator);
 }
 
+// A rollback that forgets the second of two flushes restores the FIRST's lifecycle rows (an
+// older backup holds an older watermark row, not none): the fence a client must not let fall.
+TEST_F(RoomTest, RollbackRestoresTheLastKeptFlushsLifecycleRows) {
+  ASSERT_TRUE(backend_->Invoke("addComment", Comment("k1", "one")).ok());
+  Pump();
+  Flush();
+  ASSERT_TRUE(backend_->Invoke("addComment", Comment("k2", "two")).ok());
+  Pump();
+  Flush();
+  auto watermark = [&]() -> int64_t {
+    auto tx = const_cast<Db&>(daemon_->store()).Write();
+    auto r = tx->Get(std::string(kRoomWatermarkTable), {Value::String(kDoc)});
+    tx->Rollback();
+    return r.ok() && r->has_value() ? (**r)[1].as_int() : -1;
+  };
+  EXPECT_EQ(watermark(), 2);
+  EXPECT_EQ(daemon_->RollBack(1), 1);
+  EXPECT_EQ(watermark(), 1);
+  EXPECT_TRUE(DaemonHas("comment", {Value::String("k1")}));
+  EXPECT_FALSE(DaemonHas("comment", {Value::String("k2")}));
+  EXPECT_TRUE(DaemonHas(std::string(kRoomClientMutationsTable),
+                        {Value::String(kDoc), Value::String("c0")}));
+  EXPECT_EQ(daemon_->RollBack(1), 1);  // the first flush forgotten too: no lifecycle rows left
+  EXPECT_EQ(watermark(), -1);
+  ASSERT_TRUE(daemon_->health().ok()) << daemon_->health();
+}
+
 TEST_F(RoomTest, FailingTwinIsRejectedOnceAndTheOutcomeRowCoCommits) {
   // The server twin rejects a blank body (the client prediction does not): a final failure.
   ASSERT_TRUE(backend_->Invoke("addComment", Comment("k2", "   ")).ok());
