@@ -179,7 +179,15 @@ absl::StatusOr<json> ReadJsonFile(const std::string& path, const JsonLimits& lim
   return ParseJsonStrict(*text, path, limits);
 }
 
+bool IsSpecialFile(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
 absl::StatusOr<std::string> CreateTempFileFor(const std::string& path) {
+  // /dev/null, /dev/stdout, a FIFO: written in place. A rename over it would replace the device
+  // node with a regular file (as root it succeeds: `--trace /dev/null` broke /dev/null).
+  if (IsSpecialFile(path)) return path;
   const size_t slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
   const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
@@ -204,7 +212,12 @@ absl::StatusOr<std::string> CreateTempFileFor(const std::string& path) {
   return temp;
 }
 
+void DiscardTempFile(const std::string& temp, const std::string& path) {
+  if (temp != path) std::remove(temp.c_str());
+}
+
 absl::Status CommitTempFile(const std::string& temp, const std::string& path) {
+  if (temp == path) return absl::OkStatus();  // a special file, written in place
   if (std::rename(temp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     std::remove(temp.c_str());
@@ -220,14 +233,14 @@ absl::Status WriteFileAtomically(const std::string& path, const std::string& con
   const std::string temp = *made;
   std::FILE* f = std::fopen(temp.c_str(), "wb");
   if (f == nullptr) {
-    std::remove(temp.c_str());
+    DiscardTempFile(temp, path);
     return absl::UnavailableError(
         absl::StrCat(path, ": cannot open for writing (", std::strerror(errno), ")"));
   }
   const bool wrote = std::fwrite(contents.data(), 1, contents.size(), f) == contents.size();
   const bool closed = std::fclose(f) == 0;
   if (!wrote || !closed) {
-    std::remove(temp.c_str());
+    DiscardTempFile(temp, path);
     return absl::DataLossError(absl::StrCat(path, ": write failed"));
   }
   return CommitTempFile(temp, path);

@@ -43,10 +43,15 @@ absl::StatusOr<nlohmann::json> ReadJsonFile(const std::string& path,
                                             const JsonLimits& limits = {});
 
 // Creates an empty temporary file next to `path` (same folder, so the rename is atomic) and
-// returns its name. Errors name `path` ("cannot open for writing").
+// returns its name — or `path` itself when it exists and is neither a regular file nor a folder
+// (/dev/null, a FIFO: written in place, never renamed over). Errors name `path` ("cannot open for
+// writing").
 absl::StatusOr<std::string> CreateTempFileFor(const std::string& path);
-// Renames `temp` over `path`; on failure removes `temp`. Errors name `path`.
+// Renames `temp` over `path` (nothing when they are the same: a special file); on failure
+// removes `temp`. Errors name `path`.
 absl::Status CommitTempFile(const std::string& temp, const std::string& path);
+// Removes `temp` unless it is `path` itself (a special file is never removed).
+void DiscardTempFile(const std::string& temp, const std::string& path);
 absl::Status WriteFileAtomically(const std::string& path, const std::string& contents);
 
 // True when both paths exist and name the same file (device and inode).

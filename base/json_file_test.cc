@@ -146,5 +146,25 @@ TEST(JsonFileTest, SameExistingFileSeesThroughSpellings) {
   EXPECT_FALSE(SameExistingFile(path, dir + "/b.json"));
 }
 
+
+// A special file (here /dev/null) is written in place: renaming a temporary over it would
+// replace the device node with a regular file (as root the rename succeeds), and a failed
+// write must never remove it.
+TEST(JsonFileTest, ASpecialFileIsWrittenInPlaceNeverReplaced) {
+  struct stat before {};
+  ASSERT_EQ(::stat("/dev/null", &before), 0);
+  ASSERT_TRUE(S_ISCHR(before.st_mode));
+  absl::StatusOr<std::string> temp = CreateTempFileFor("/dev/null");
+  ASSERT_TRUE(temp.ok()) << temp.status();
+  EXPECT_EQ(*temp, "/dev/null");
+  EXPECT_TRUE(CommitTempFile(*temp, "/dev/null").ok());
+  DiscardTempFile(*temp, "/dev/null");
+  EXPECT_TRUE(WriteFileAtomically("/dev/null", "{\"a\": 1}\n").ok());
+  struct stat after {};
+  ASSERT_EQ(::stat("/dev/null", &after), 0);
+  EXPECT_TRUE(S_ISCHR(after.st_mode)) << "/dev/null is no longer a character device";
+  EXPECT_EQ(after.st_rdev, before.st_rdev);
+}
+
 }  // namespace
 }  // namespace rindle

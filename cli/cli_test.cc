@@ -1,6 +1,7 @@
 // cli_test.cc — the built `rindle-sim` binary (RINDLE_SIM_BINARY): help and usage errors exit
 // with the documented codes and clear messages; `replay` reports a corrupt scenario as ERROR
 // and keeps going. Nothing here depends on what a simulated seed does.
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <array>
@@ -380,6 +381,18 @@ TEST(CliTest, JUnitSummaryListsEverySeedAndFailure) {
     EXPECT_TRUE(Contains(text, ::rindle::StrCat("name=\"seed ", seed, "\""))) << text;
   }
   EXPECT_TRUE(Contains(text, "<failure type=\"liveness\"")) << text;
+}
+
+// `--trace /dev/null` (and the other outputs) write the device in place: the temp-and-rename
+// that keeps a user's file whole must not replace the device node (as root it would).
+TEST(CliTest, OutputsToDevNullLeaveItADevice) {
+  Outcome o = RunCli("run --seed 2 --trace /dev/null");
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  Outcome e = RunCli("run --seed 2 --emit-scenario /dev/null --report /dev/stdout");
+  EXPECT_EQ(e.exit_code, 0) << e.output;
+  struct stat st {};
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode)) << "/dev/null was replaced by a regular file";
 }
 
 TEST(CliTest, DeterminismCheckRunsSeedsTwice) {

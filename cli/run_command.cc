@@ -242,7 +242,7 @@ int RunCommand(const std::vector<std::string>& args) {
   if (auto code = ReadScenario(*parsed, options, scenario)) return *code;
   std::vector<PendingOutput> pending;
   if (auto code = ReadOutputs(*parsed, options, scenario, pending)) {
-    for (const PendingOutput& out : pending) std::remove(out.temp.c_str());
+    for (const PendingOutput& out : pending) DiscardTempFile(out.temp, out.path);
     return *code;
   }
   if (parsed->has("steps")) std::fputs(ScenarioSteps(scenario).c_str(), stdout);
