@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "sim/scenario/scenario_generator.h"
 #include "sim/scenario/scenario_kinds.h"
+#include "sim/scenario/placed_faults_testing.h"
 #include "sim/workload/room_policy.h"
 
 namespace rindle::sim {
@@ -64,9 +65,7 @@ TEST(RoomSessionsTest, SessionsOpenTheIssueMovesComeWithARepliesAndFaultsAreAime
             << "seed " << seed << ": a thread move of a comment already in the thread";
       }
     }
-    std::map<std::string, int> placed;
     for (const ScenarioFault& f : s->faults) {
-      ++placed[std::string(FaultKindName(f.kind))];
       if (f.kind != ScenarioFault::Kind::kRoomFlushLinkDown) continue;
       ++link_downs;
       bool aimed = false;
@@ -77,9 +76,7 @@ TEST(RoomSessionsTest, SessionsOpenTheIssueMovesComeWithARepliesAndFaultsAreAime
       }
       EXPECT_TRUE(aimed) << "seed " << seed << ": room_flush_link_down at " << f.t_ms;
     }
-    for (const auto& [kind, count] : s->swarm["faults"].items()) {
-      EXPECT_EQ(placed[kind], count.get<int>()) << "seed " << seed << " " << kind;
-    }
+    ExpectFaultsPlacedAsDrawn(*s, seed);
     absl::StatusOr<Scenario> again = GenerateScenario(seed);
     ASSERT_TRUE(again.ok());
     EXPECT_EQ(again->actions.size(), s->actions.size());

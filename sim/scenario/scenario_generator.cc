@@ -537,6 +537,68 @@ void PlaceRollbacks(const Rng& root, const ScenarioConfig& c, std::vector<Scenar
   }
 }
 
+bool FaultKindOn(const SwarmDraw& swarm, ScenarioFault::Kind kind) {
+  auto it = swarm.fault_counts.find(std::string(FaultKindName(kind)));
+  return it != swarm.fault_counts.end() && it->second > 0;
+}
+
+// A link break inside a progress_starvation window: the gate holds the batches the withheld
+// progress would release, and the dead connection's buffered frames must go (seed 002 §8.4:
+// client.connection_frames_dropped; at a uniform time a break met a non-empty buffer in under
+// half the seeds). With starved_break_odds per window, a break of a drawn client at [1/3, 1) of
+// it — a link_break when the swarm has that kind on, else a partition of at most
+// fault_duration_ms_min when it has partition on (a disabled kind stays unused). Its own stream
+// ("faults/starved-break"): every other draw of a seed is unchanged.
+void PlaceStarvedBreaks(const Rng& root, const ScenarioConfig& c, const SwarmDraw& swarm,
+                        std::vector<ScenarioFault>& faults) {
+  const bool breaks_on = FaultKindOn(swarm, ScenarioFault::Kind::kLinkBreak);
+  if (!breaks_on && !FaultKindOn(swarm, ScenarioFault::Kind::kPartition)) return;
+  Rng rng = root.Fork("faults/starved-break");
+  std::vector<ScenarioFault> breaks;
+  for (const ScenarioFault& f : faults) {
+    if (f.kind != ScenarioFault::Kind::kProgressStarvation) continue;
+    if (!rng.Chance(K.starved_break_odds.num, K.starved_break_odds.den)) continue;
+    ScenarioFault b;
+    b.kind = breaks_on ? ScenarioFault::Kind::kLinkBreak : ScenarioFault::Kind::kPartition;
+    b.client = static_cast<int>(rng.Below(static_cast<uint64_t>(c.clients)));
+    if (!breaks_on) b.duration_ms = rng.Range(1, K.fault_duration_ms_min);
+    b.t_ms = std::min(c.safety_ms, f.t_ms + rng.Range(f.duration_ms / 3,
+                                                      std::max<int64_t>(f.duration_ms / 3,
+                                                                        f.duration_ms - 1)));
+    breaks.push_back(b);
+  }
+  faults.insert(faults.end(), breaks.begin(), breaks.end());
+}
+
+// A link loss before a client's first connect (issue 11: a 1 ms partition before the connect left
+// an acked mutation pending forever): the reconnect the loss schedules meets the live session of
+// the first connect (client.reconnect_superseded). With early_link_loss_odds: a partition of a
+// drawn client ending before its connect when the swarm has partition on, else an authority
+// restart before the last client's connect when it has authority_restart on. Its own stream
+// ("faults/early-link-loss").
+void PlaceEarlyLinkLoss(const Rng& root, const ScenarioConfig& c, const SwarmDraw& swarm,
+                        std::vector<ScenarioFault>& faults) {
+  Rng rng = root.Fork("faults/early-link-loss");
+  if (!rng.Chance(K.early_link_loss_odds.num, K.early_link_loss_odds.den)) return;
+  ScenarioFault f;
+  if (FaultKindOn(swarm, ScenarioFault::Kind::kPartition)) {
+    f.kind = ScenarioFault::Kind::kPartition;
+    f.client = static_cast<int>(rng.Below(static_cast<uint64_t>(c.clients)));
+    const int64_t connect = c.connect_ms[static_cast<size_t>(f.client)];
+    if (connect < 2) return;  // no room for a window that ends before it
+    f.t_ms = rng.Range(0, connect - 2);
+    f.duration_ms = rng.Range(1, connect - f.t_ms - 1);
+  } else if (FaultKindOn(swarm, ScenarioFault::Kind::kAuthorityRestart)) {
+    const int64_t last_connect = *std::max_element(c.connect_ms.begin(), c.connect_ms.end());
+    if (last_connect < 1) return;
+    f.kind = ScenarioFault::Kind::kAuthorityRestart;
+    f.t_ms = rng.Range(0, last_connect - 1);
+  } else {
+    return;
+  }
+  faults.push_back(f);
+}
+
 // Step "fault schedule": every kind in the kinds table's draw order, the swarm's count of it;
 // per fault the client, duration and count its row has, then its time. An authority_restart
 // may be moved inside an open fold window. Sorted stably by time.
@@ -577,6 +639,8 @@ std::vector<ScenarioFault> ScheduleFaults(const Rng& root, const ScenarioConfig&
   PlaceOvertakes(root, c, actions, faults);
   PlaceRollbacks(root, c, faults);
   PlaceEarlyFaults(root, c, swarm, faults);
+  PlaceStarvedBreaks(root, c, swarm, faults);
+  PlaceEarlyLinkLoss(root, c, swarm, faults);
   std::stable_sort(faults.begin(), faults.end(),
                    [](const ScenarioFault& a, const ScenarioFault& b) { return a.t_ms < b.t_ms; });
   return faults;

@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "sim/scenario/scenario_generator.h"
 #include "sim/scenario/scenario_knobs.h"
+#include "sim/scenario/placed_faults_testing.h"
 #include "sim/workload/room_policy.h"
 
 namespace rindle::sim {
@@ -52,10 +53,8 @@ TEST(SwarmTest, GeneratedScenariosObeyTheirDraw) {
         EXPECT_GT(swarm["release_per_mille"].get<int>(), 0) << "seed " << seed;
       }
     }
-    std::map<std::string, int> fired;
-    for (const auto& f : s->faults) ++fired[std::string(FaultKindName(f.kind))];
+    ExpectFaultsPlacedAsDrawn(*s, seed);
     for (const auto& [kind, count] : swarm["faults"].items()) {
-      EXPECT_EQ(fired[kind], count.get<int>()) << "seed " << seed << " " << kind;
       disabled_somewhere += count.get<int>() == 0 ? 1 : 0;
     }
     if (!swarm["network_faults"]["push_dup"].get<bool>()) {
@@ -64,6 +63,44 @@ TEST(SwarmTest, GeneratedScenariosObeyTheirDraw) {
   }
   EXPECT_GT(draws.size(), 30u);  // the draw varies per seed
   EXPECT_GT(disabled_somewhere, 0);
+}
+
+// The generator's added placements (scenario_generator.cc PlaceStarvedBreaks,
+// PlaceEarlyLinkLoss) land where they aim: in most seeds a link loss falls inside a
+// progress_starvation window, and a partition ends before its client's first connect or an
+// authority restart comes before the last client's connect.
+TEST(SwarmTest, StarvedBreaksAndEarlyLinkLossesLandWhereTheyAim) {
+  int starved = 0, early = 0;
+  constexpr int kSeeds = 200;
+  for (uint64_t seed = 1; seed <= kSeeds; ++seed) {
+    absl::StatusOr<Scenario> s = GenerateScenario(seed);
+    ASSERT_TRUE(s.ok()) << s.status();
+    bool in_window = false, before_connect = false;
+    const int64_t last_connect =
+        *std::max_element(s->config.connect_ms.begin(), s->config.connect_ms.end());
+    for (const ScenarioFault& w : s->faults) {
+      if (w.kind != ScenarioFault::Kind::kProgressStarvation) continue;
+      for (const ScenarioFault& f : s->faults) {
+        const bool loss = f.kind == ScenarioFault::Kind::kLinkBreak ||
+                          f.kind == ScenarioFault::Kind::kPartition;
+        in_window = in_window || (loss && f.t_ms >= w.t_ms + w.duration_ms / 3 &&
+                                  f.t_ms < w.t_ms + w.duration_ms);
+      }
+    }
+    for (const ScenarioFault& f : s->faults) {
+      if (f.kind == ScenarioFault::Kind::kPartition) {
+        const int64_t connect = s->config.connect_ms[static_cast<size_t>(f.client)];
+        before_connect = before_connect || f.t_ms + f.duration_ms < connect;
+      }
+      if (f.kind == ScenarioFault::Kind::kAuthorityRestart) {
+        before_connect = before_connect || f.t_ms < last_connect;
+      }
+    }
+    starved += in_window ? 1 : 0;
+    early += before_connect ? 1 : 0;
+  }
+  EXPECT_GT(starved, kSeeds * 6 / 10);  // starvation on in ~7/8, a loss kind on, odds 7/8
+  EXPECT_GT(early, kSeeds * 6 / 10);    // partition or restart on in ~3/4, odds 7/8
 }
 
 TEST(SwarmTest, SwarmOffIsTheDefaultMix) {
