@@ -87,5 +87,33 @@ TEST(RoomSessionsTest, SessionsOpenTheIssueMovesComeWithARepliesAndFaultsAreAime
   EXPECT_GT(link_downs, 10);
 }
 
+// flush_lag opens 1 ms before a room-declared invoke on its doc, and room_crash comes the
+// latency ceiling + 5 ms after one (room_sessions.cc PlaceRoomFaults) — unless the doc has no
+// later invoke, which is rare.
+TEST(RoomSessionsTest, FlushLagsAndCrashesAreAimedAtConfirmedWrites) {
+  int lags = 0, lags_aimed = 0, crashes = 0, crashes_aimed = 0;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    absl::StatusOr<Scenario> s = GenerateScenario(seed);
+    ASSERT_TRUE(s.ok()) << s.status();
+    const int64_t after = s->config.network.latency_ms_max + 5;
+    for (const ScenarioFault& f : s->faults) {
+      const bool lag = f.kind == ScenarioFault::Kind::kFlushLag;
+      const bool crash = f.kind == ScenarioFault::Kind::kRoomCrash;
+      if (!lag && !crash) continue;
+      bool aimed = false;
+      for (const ScenarioAction& b : s->actions) {
+        if (b.kind != ScenarioAction::Kind::kMutate || RoomDocFor(b.name, b.args) != f.doc) continue;
+        aimed = aimed || (lag ? b.t_ms == f.t_ms + 1 : b.t_ms + after == f.t_ms);
+      }
+      (lag ? lags : crashes) += 1;
+      (lag ? lags_aimed : crashes_aimed) += aimed ? 1 : 0;
+    }
+  }
+  EXPECT_GT(lags, 20);
+  EXPECT_GT(crashes, 20);
+  EXPECT_GT(lags_aimed * 10, lags * 7) << lags_aimed << " of " << lags;
+  EXPECT_GT(crashes_aimed * 10, crashes * 7) << crashes_aimed << " of " << crashes;
+}
+
 }  // namespace
 }  // namespace rindle::sim
