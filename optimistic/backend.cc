@@ -107,6 +107,11 @@ absl::Status OptimisticBackend::ConnectSource(const std::string& source_key,
                         std::move(arg_error)));
   Channel& channel = channels_.Add(source_key, source);
   downgrades_.Cancel(source_key);  // a re-upgrade cancels a pending ghost (its twins stay live)
+  if (auto kept = surviving_sync_.find(source_key); kept != surviving_sync_.end()) {
+    // The twins the last incarnation filled are still registered: adopt its row record.
+    if (!rooms_.TablesFor(source_key).empty()) channel.AdoptSync(std::move(kept->second));
+    surviving_sync_.erase(kept);
+  }
   // The channel's lmid stream folds into watermark[key]: a reconnected domain continues its
   // surviving nextMid / watermark (its lmid snapshot max-folds into them).
   ledger_.EnsureDomain(source_key);
@@ -133,6 +138,10 @@ absl::Status OptimisticBackend::DisconnectSource(const std::string& source_key) 
   if (channel == nullptr) return absl::OkStatus();
   channel->Disconnect();
   channel->UnregisterLmidQuery();
+  swaps_.ForgetGcFrom(source_key);
+  if (!rooms_.TablesFor(source_key).empty()) {
+    surviving_sync_.insert_or_assign(source_key, channel->TakeSync());
+  }
   channels_.Remove(source_key);  // the domain's ledger state and processed outcomes stay
   RINDLE_CHECK(ledger_.HasDomain(source_key));
   return absl::OkStatus();

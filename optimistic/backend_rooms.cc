@@ -15,6 +15,8 @@ absl::Status OptimisticBackend::RegisterRoomTables(const std::string& source_key
                                                    const std::vector<std::string>& tables) {
   RETURN_IF_ERROR(Guard(HealthCheck::kCheck,
                         [&] { return absl::StrCat("registerRoomTables ", source_key, ": called"); }));
+  // Fresh twins hold no rows: a row record a dead channel left for older twins is not theirs.
+  if (rooms_.TablesFor(source_key).empty()) surviving_sync_.erase(source_key);
   return rooms_.Register(source_key, tables);
 }
 

@@ -25,7 +25,8 @@
 // snapshot, the OLD channel's rows for the sub are dropped and reconciled out (a GC server delta)
 // — after the swap, so invisible to the swapped views. Until then old-channel frames for the sub
 // are stale, not a wiring bug (InGrace). A sub released mid-window GCs its old channel with its
-// release (TakeRetargetGc). A vanished old channel (a demote disconnected it) GCs nothing.
+// release (TakeRetargetGc). A vanished old channel (a demote disconnected it) GCs nothing: its
+// pending GCs are forgotten at the disconnect (ForgetGcFrom).
 // Errors: Retarget's validation; an engine failure of a swap or a GC lands in the shared health.
 #pragma once
 
@@ -98,6 +99,12 @@ class RoomSwaps {
   bool InGrace(int64_t source_qid, const std::string& channel) const;
   // The old channel of a sub released mid-window (the record goes); nullopt when none.
   std::optional<std::string> TakeRetargetGc(int64_t source_qid);
+  // Channel `channel` is disconnecting: the retargets that left it have nothing to GC there any
+  // more (its incarnation is gone; a reconnect's adopted row record must keep what the frozen
+  // twins show — backend.h ConnectSource).
+  void ForgetGcFrom(const std::string& channel) {
+    std::erase_if(retarget_gc_, [&](const auto& e) { return e.second == channel; });
+  }
   // GCs `source_qid`'s rows off `channel` (its delta mapped through its twins) as a server delta.
   void GcOn(const std::string& channel, int64_t source_qid, const std::string& what);
 
