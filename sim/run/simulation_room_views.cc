@@ -174,8 +174,14 @@ void Simulation::FeedWatermarks(SimClient* client) {
       Count("room.watermark_fed");
       client->FeedRoomWatermark(st.doc, due);
     }
-    if (fed >= st.final_flush_seq && UnresolvedRoomMids(*client, k.second).empty()) {
-      st.ghost_open = false;  // the harness's view: the fence is met, the ghost may drop
+    // The harness's view of seed 002 302 dropGhost: the fence is met, no sent room mid is
+    // unresolved, and every view it expects on the twins is fed again by a daemon sub whose
+    // snapshot the shadow gate released (the views swap back only then).
+    if (fed >= st.final_flush_seq && UnresolvedRoomMids(*client, k.second).empty() &&
+        opt_props_->SwapBackReady(id, k.second)) {
+      st.ghost_open = false;
+      opt_props_->OnGhostDrop(id, k.second);
+      Count("room.ghost_drop_expected");
     }
   }
 }
@@ -212,11 +218,24 @@ void Simulation::OnRoomStuck(SimClient* client, const DowngradeStuckEvent& e) {
     if (!client->ConnectRoom(raw, [this, raw] { MaybeScheduleFlush(raw); }).ok()) return;
     room_views_state_[{client->client_id(), key}].ghost_open = false;
     Count("action.room_stuck_reconnect");
+    ShadowSystemRetains(*client);
+    // The reconnect cancelled the ghost (302 §4.2 connectSource): the views it held stay on the
+    // room's twins while their sub is back on the daemon, so the app upgrades the detail view
+    // into the room again (a retarget; the views stay swapped).
+    const RemoteQuery q{"issueDetail", raw->issue_id()};
+    for (const auto& [qid, view] : client->views()) {
+      if (view.first.Key() != q.Key() || !opt_props_->SwappedOnto(client->client_id(), qid, key)) {
+        continue;
+      }
+      Count("action.room_reupgrade");
+      RetargetIntoRoom(client, q, raw->doc());
+      break;
+    }
   });
 }
 
 bool Simulation::RoomViewsMoving(const SimClient& c) {
-  if (!c.retargeted().empty()) return true;
+  if (!c.retargeted().empty() || opt_props_->RoomBacked(c.client_id())) return true;
   for (const auto& [k, st] : room_views_state_) {
     if (k.first == c.client_id() && st.ghost_open) return true;
   }
