@@ -96,6 +96,7 @@ void OptimisticBackend::RunReleaseGc(const std::optional<std::pair<int64_t, std:
   reconcile_.RunGc(daemon_key(), gc, what);
   // A sub released mid-retarget: the channel it left still holds its rows.
   if (sub && !subs_.HasSource(sub->first)) {
+    swaps_.ForgetLeft(sub->first);
     if (std::optional<std::string> old = swaps_.TakeRetargetGc(sub->first)) {
       swaps_.GcOn(*old, sub->first, what);
     }

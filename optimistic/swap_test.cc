@@ -139,6 +139,27 @@ TEST_F(SwapTest, OldChannelFramesInFlightAreIgnoredInTheGraceWindow) {
   EXPECT_THAT(Rows(1), ElementsAre("\"a\"=\"A\""));
 }
 
+// The old channel's link is independent of the room's: its frames sent before it processed the
+// unsubscribe may arrive after the room's cutover (seed 6 --room-views on) — still stale, never
+// a wiring error, and they feed nothing. A channel the sub never lived on stays a wiring error.
+TEST_F(SwapTest, OldChannelFramesAfterTheCutoverAreStaleNotAWiringError) {
+  Hydrate(daemon_, "daemon", 1, "issue", "issues", {Issue("a", "A")}, 1);
+  ConnectRoom();
+  ASSERT_TRUE(backend_->RegisterRoomTables(kRoom, {"issue"}).ok());
+  ASSERT_TRUE(backend_->RetargetRemoteQuery(Issues(), kRoom).ok());
+  room_.Hello(1, {});
+  room_.Snapshot(1, 1, "issue", {Issue("a", "A")});
+  room_.Progress(1);
+  ASSERT_EQ(backend_->room_counters().retarget_gcs, 1);
+  daemon_.Hello(1, {});
+  daemon_.Snapshot(1, 2, "issue", {Issue("a", "A"), Issue("x", "X")});
+  daemon_.Progress(2);
+  ASSERT_TRUE(backend_->health().ok()) << backend_->health();
+  EXPECT_EQ(backend_->room_counters().grace_frames, 2);
+  EXPECT_THAT(Rows(1), ElementsAre("\"a\"=\"A\""));
+  EXPECT_THAT(Sync("issue"), IsEmpty());
+}
+
 TEST_F(SwapTest, ASubReleasedMidRetargetGcsTheChannelItLeft) {
   Hydrate(daemon_, "daemon", 1, "issue", "issues", {Issue("a", "A")}, 1);
   ConnectRoom();
