@@ -393,9 +393,15 @@ absl::Status OptimisticBackend::RetainRemoteQuery(int64_t retain_qid, const Remo
   ASSIGN_OR_RETURN(const bool late_joiner, subs_.Retain(retain_qid, remote, local_qid, channel));
   // A late joiner to a hydrated sub: notify kComplete even if it already read kComplete.
   if (late_joiner) {
+    const bool was_complete = views_.Notified(*local_qid) == ResultType::kComplete;
     // 302 §4.1 late join: a room sub's views swapped at its first snapshot, long ago.
     swaps_.SwapLateJoiner(subs_.SubOfRetain(retain_qid)->first);
-    views_.NotifyResultType(*local_qid, ResultType::kComplete, /*force=*/true);
+    // The swap refreshes the axes: when that already notified the flip to kComplete, forcing a
+    // second one is a notify without a transition (seed 11 --room-views on). The seed's swap
+    // leaves the result type alone and forces its one notify — the same single event.
+    if (was_complete || views_.Notified(*local_qid) != ResultType::kComplete) {
+      views_.NotifyResultType(*local_qid, ResultType::kComplete, /*force=*/true);
+    }
   }
   views_.RefreshAxes();
   RINDLE_CHECK(subs_.HasRetain(retain_qid));

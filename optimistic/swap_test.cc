@@ -83,6 +83,23 @@ TEST_F(SwapTest, ALateJoinerSwapsAtRetain) {
   EXPECT_EQ(backend_->GetResultType(2), ResultType::kComplete);
 }
 
+// A late joiner registered WITH its retain (one call) hears kComplete once: the swap's axis
+// refresh notifies the flip, and the forced late-join notify must not repeat it (seed 11
+// --room-views on: "the observer fired complete without a transition").
+TEST_F(SwapTest, ALateJoinerRegisteredWithItsRetainHearsCompleteOnce) {
+  Upgrade({Issue("a", "A")}, {Issue("a", "A")});
+  std::vector<std::pair<int64_t, ResultType>> calls;
+  backend_->SetResultTypeObserver([&](int64_t qid, ResultType t) { calls.emplace_back(qid, t); });
+  ASSERT_TRUE(backend_->RegisterQuery(2, TableAst("issue"), Issues(), kRoom).ok());
+  EXPECT_EQ(backend_->SwappedTo(2), kRoom);
+  EXPECT_THAT(Rows(2), ElementsAre("\"a\"=\"A\""));
+  std::vector<ResultType> seen;
+  for (const auto& [qid, t] : calls) {
+    if (qid == 2) seen.push_back(t);
+  }
+  EXPECT_THAT(seen, ElementsAre(ResultType::kComplete));
+}
+
 TEST_F(SwapTest, AViewReadingContextTablesFiresTheContextJoinEventOnce) {
   ConnectRoom();
   ASSERT_TRUE(backend_->RegisterRoomTables(kRoom, {"issue"}).ok());
