@@ -238,6 +238,7 @@ class Simulation {
   std::map<std::pair<std::string, std::string>, int64_t> watermark_fed_;  // (client, doc) → seq
   std::map<std::string, int64_t> room_data_step_;  // client → last step a room data release
   std::map<std::string, bool> room_moving_prev_;
+  std::set<std::pair<std::string, std::string>> context_covered_;  // (client, cover query key)
   void PlanRoomViews(SimClient* client, RoomAuthority* room);
   void RetargetIntoRoom(SimClient* client, const RemoteQuery& query, const std::string& doc);
   void LateJoinRoom(SimClient* client, const RemoteQuery& query, const std::string& key);

@@ -25,6 +25,17 @@ void Simulation::PlanRoomViews(SimClient* client, RoomAuthority* room) {
   const int64_t now = queue_.now_ms();
   Rng r = root_.Fork(StrCat("roomviews/", client->client_id(), "/", room->doc(), "/", now));
   if (!r.Chance(2, 3)) return;
+  // The app covers the detail view's context (seed 002 302 §6.1: `user` and `tag`, which the
+  // room does not own, keep reading the plain daemon tables after the swap) with daemon subs of
+  // its own BEFORE it upgrades: the retarget's phase-2 GC takes the rows only the moved sub held,
+  // and without a cover the join renders empty for the whole room session. Retained once, never
+  // released (a scenario's navigation does not know them).
+  for (const RemoteQuery& cover : {RemoteQuery{"users", nlohmann::json()},
+                                   RemoteQuery{"issueTags", room->issue_id()}}) {
+    if (!context_covered_.insert({client->client_id(), cover.Key()}).second) continue;
+    if (!client->Retain(cover).ok()) return;
+    Count("action.room_context_cover");
+  }
   const RemoteQuery q{"issueDetail", room->issue_id()};
   if (!HasView(*client, q)) {
     if (!client->Retain(q).ok()) return;  // view==fresh / health report a failing retain
