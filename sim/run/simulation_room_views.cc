@@ -199,11 +199,27 @@ void Simulation::FeedWatermarks(SimClient* client) {
 
 std::set<int64_t> Simulation::UnresolvedRoomMids(const SimClient& c, const std::string& key) {
   std::set<int64_t> out;
-  const RoomLmidShadow& shadow = room_lmid_[{c.client_id(), key}];
+  // Confirmed through the room channel's lmid stream or a daemon-carried room-ledger row of the
+  // system stream (ShadowRoomFrame and NoteSystemRows max-fold both into the record).
+  const SystemRecord& sys = system_record_[c.client_id()];
+  auto confirmed = sys.confirms.find(key);
+  const int64_t released = std::max(room_lmid_[{c.client_id(), key}].released,
+                                    confirmed == sys.confirms.end() ? 0 : confirmed->second);
+  const RoomAuthority* room = rooms_.at(std::string(RoomDocOf(key))).room.get();
   for (const RoomLink* link : c.all_room_links()) {
     if (link->key() != key) continue;
     for (const auto& [mid, e] : link->sent()) {
-      if (mid > shadow.released && !c.outcomes_delivered().contains({key, mid})) out.insert(mid);
+      if (mid <= released) continue;
+      // A deopt verdict that reached the client (its frame, or its system-stream row) moves the
+      // entry to the daemon domain (outcomes.h); a rejection retires only at the lmid release.
+      const bool handled = c.outcomes_delivered().contains({key, mid}) ||
+                           sys.outcomes.contains({key, mid});
+      bool deopt = false;
+      for (const RoomRecord& r : room->records()) {
+        if (r.client_id == c.client_id() && r.mid == mid) deopt = r.fate == RoomFate::kDeopt;
+      }
+      if (handled && deopt) continue;
+      out.insert(mid);
     }
   }
   return out;
