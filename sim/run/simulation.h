@@ -251,6 +251,9 @@ class Simulation {
   // lmid the shadow saw released, or an outcome frame delivered).
   std::set<int64_t> UnresolvedRoomMids(const SimClient& c, const std::string& key);
   bool RoomViewsMoving(const SimClient& c);
+  // After `client` reconnected `room` (a scenario connect or the stuck recovery): a pending ghost
+  // is cancelled, and views the harness expects on the room's twins are upgraded back into it.
+  void AfterRoomReconnect(SimClient* client, RoomAuthority* room);
   // world.h room_views_moving / room_data_released (after RefreshRoomFlags).
   void RefreshRoomViewFlags();
   PlainTables ContextRows(const SimClient& c) const;

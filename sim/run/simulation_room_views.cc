@@ -243,22 +243,28 @@ void Simulation::OnRoomStuck(SimClient* client, const DowngradeStuckEvent& e) {
     opt_props_->OnLocalAction(client->client_id());
     RoomAuthority* raw = room.room.get();
     if (!client->ConnectRoom(raw, [this, raw] { MaybeScheduleFlush(raw); }).ok()) return;
-    room_views_state_[{client->client_id(), key}].ghost_open = false;
     Count("action.room_stuck_reconnect");
     ShadowSystemRetains(*client);
-    // The reconnect cancelled the ghost (302 §4.2 connectSource): the views it held stay on the
-    // room's twins while their sub is back on the daemon, so the app upgrades the detail view
-    // into the room again (a retarget; the views stay swapped).
-    const RemoteQuery q{"issueDetail", raw->issue_id()};
-    for (const auto& [qid, view] : client->views()) {
-      if (view.first.Key() != q.Key() || !opt_props_->SwappedOnto(client->client_id(), qid, key)) {
-        continue;
-      }
-      Count("action.room_reupgrade");
-      RetargetIntoRoom(client, q, raw->doc());
-      break;
-    }
+    AfterRoomReconnect(client, raw);
   });
+}
+
+void Simulation::AfterRoomReconnect(SimClient* client, RoomAuthority* room) {
+  if (!room_view_plane_) return;
+  const std::string key(room->source_key());
+  // The reconnect cancelled a pending ghost (302 §4.2 connectSource): the views it held stay on
+  // the room's twins while their sub is back on the daemon, so the app upgrades the detail view
+  // into the room again (a retarget; the views stay swapped).
+  room_views_state_[{client->client_id(), key}].ghost_open = false;
+  const RemoteQuery q{"issueDetail", room->issue_id()};
+  for (const auto& [qid, view] : client->views()) {
+    if (view.first.Key() != q.Key() || !opt_props_->SwappedOnto(client->client_id(), qid, key)) {
+      continue;
+    }
+    Count("action.room_reupgrade");
+    RetargetIntoRoom(client, q, room->doc());
+    return;
+  }
 }
 
 bool Simulation::RoomViewsMoving(const SimClient& c) {

@@ -328,6 +328,7 @@ void Simulation::ActRoomConnect(const ScenarioAction& action, SimClient* client)
   }
   Count("action.room_connect");
   ShadowSystemRetains(*client);
+  AfterRoomReconnect(client, room);
   observer_->OnMark(client->client_id(), queue_.now_ms(), StrCat("room connect ", action.doc),
                     "action");
   PlanRoomViews(client, room);
