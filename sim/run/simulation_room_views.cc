@@ -98,7 +98,9 @@ void Simulation::RetargetIntoRoom(SimClient* client, const RemoteQuery& query,
     Count("action.room_retarget_noop");
     return;
   }
-  opt_props_->OnLocalAction(client->client_id());
+  // Not a local action for no-flicker: phase 1 keeps every visible row (the old channel's rows
+  // stay until the room's first snapshot released; 302 I-iv), so a row the move itself hides is
+  // a flash.
   if (auto s = client->RetargetView(query, key); !s.ok()) {
     Fail({"workload", StrCat(client->client_id(), ": retarget ", query.name, " → ", key,
                              " failed: ", s.message())});
