@@ -229,6 +229,14 @@ class OptimisticInvariants {
     Client& c = At(client);
     return !c.swapped.empty() || !c.cutover.empty();
   }
+  // The views the harness expects on room `key`'s twins, ascending.
+  std::vector<int64_t> SwappedViews(const std::string& client, const std::string& key) {
+    std::vector<int64_t> out;
+    for (const auto& [qid, room] : At(client).swapped) {
+      if (room == key) out.push_back(qid);
+    }
+    return out;
+  }
   // Whether the harness expects view `qid` of `client` on room `key`'s twins.
   bool SwappedOnto(const std::string& client, int64_t qid, const std::string& key) {
     Client& c = At(client);

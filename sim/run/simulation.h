@@ -254,6 +254,8 @@ class Simulation {
   // After `client` reconnected `room` (a scenario connect or the stuck recovery): a pending ghost
   // is cancelled, and views the harness expects on the room's twins are upgraded back into it.
   void AfterRoomReconnect(SimClient* client, RoomAuthority* room);
+  // room-ghost-fence (properties/room_views.h) for every ghost the harness holds open, per step.
+  void CheckGhostFences();
   // world.h room_views_moving / room_data_released (after RefreshRoomFlags).
   void RefreshRoomViewFlags();
   PlainTables ContextRows(const SimClient& c) const;

@@ -277,7 +277,29 @@ bool Simulation::RoomViewsMoving(const SimClient& c) {
   return false;
 }
 
+void Simulation::CheckGhostFences() {
+  for (const auto& [k, st] : room_views_state_) {
+    if (!st.ghost_open) continue;
+    const SimClient& c = *by_id_.at(k.first);
+    if (c.refused() || c.room_link(k.second) != nullptr || !c.backend().health().ok()) continue;
+    const SystemRecord& sys = system_record_[k.first];
+    auto released = sys.watermark_released.find(st.doc);
+    const int64_t mark = std::max(watermark_fed_[{k.first, st.doc}],
+                                  released == sys.watermark_released.end() ? 0 : released->second);
+    std::map<int64_t, std::optional<std::string>> swapped_to;
+    for (int64_t qid : opt_props_->SwappedViews(k.first, k.second)) {
+      // A view released since the shadow last synced its views (a release at the demote) is gone.
+      if (!c.views().contains(qid)) continue;
+      swapped_to[qid] = c.backend().SwappedTo(qid);
+    }
+    CheckNow("room-ghost-fence",
+             props::CheckGhostFence(k.first, k.second, mark, st.final_flush_seq,
+                                    c.backend().ghosts().contains(k.second), swapped_to));
+  }
+}
+
 void Simulation::RefreshRoomViewFlags() {
+  CheckGhostFences();
   for (size_t i = 0; i < clients_.size(); ++i) {
     const SimClient& c = *clients_[i];
     props::ClientState& s = world_.clients[i];
