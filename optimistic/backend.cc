@@ -107,6 +107,11 @@ absl::Status OptimisticBackend::ConnectSource(const std::string& source_key,
                         std::move(arg_error)));
   Channel& channel = channels_.Add(source_key, source);
   downgrades_.Cancel(source_key);  // a re-upgrade cancels a pending ghost (its twins stay live)
+  if (auto kept = surviving_sync_.find(source_key); kept != surviving_sync_.end()) {
+    // The twins the last incarnation filled are still registered: adopt its row record.
+    if (!rooms_.TablesFor(source_key).empty()) channel.AdoptSync(std::move(kept->second));
+    surviving_sync_.erase(kept);
+  }
   // The channel's lmid stream folds into watermark[key]: a reconnected domain continues its
   // surviving nextMid / watermark (its lmid snapshot max-folds into them).
   ledger_.EnsureDomain(source_key);
@@ -133,6 +138,10 @@ absl::Status OptimisticBackend::DisconnectSource(const std::string& source_key) 
   if (channel == nullptr) return absl::OkStatus();
   channel->Disconnect();
   channel->UnregisterLmidQuery();
+  swaps_.ForgetGcFrom(source_key);
+  if (!rooms_.TablesFor(source_key).empty()) {
+    surviving_sync_.insert_or_assign(source_key, channel->TakeSync());
+  }
   channels_.Remove(source_key);  // the domain's ledger state and processed outcomes stay
   RINDLE_CHECK(ledger_.HasDomain(source_key));
   return absl::OkStatus();
@@ -384,9 +393,15 @@ absl::Status OptimisticBackend::RetainRemoteQuery(int64_t retain_qid, const Remo
   ASSIGN_OR_RETURN(const bool late_joiner, subs_.Retain(retain_qid, remote, local_qid, channel));
   // A late joiner to a hydrated sub: notify kComplete even if it already read kComplete.
   if (late_joiner) {
+    const bool was_complete = views_.Notified(*local_qid) == ResultType::kComplete;
     // 302 §4.1 late join: a room sub's views swapped at its first snapshot, long ago.
     swaps_.SwapLateJoiner(subs_.SubOfRetain(retain_qid)->first);
-    views_.NotifyResultType(*local_qid, ResultType::kComplete, /*force=*/true);
+    // The swap refreshes the axes: when that already notified the flip to kComplete, forcing a
+    // second one is a notify without a transition (seed 11 --room-views on). The seed's swap
+    // leaves the result type alone and forces its one notify — the same single event.
+    if (was_complete || views_.Notified(*local_qid) != ResultType::kComplete) {
+      views_.NotifyResultType(*local_qid, ResultType::kComplete, /*force=*/true);
+    }
   }
   views_.RefreshAxes();
   RINDLE_CHECK(subs_.HasRetain(retain_qid));

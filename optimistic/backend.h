@@ -76,7 +76,13 @@
 // swap onto them at the release tail after its first snapshot (late joiners at retain);
 // RetargetRemoteQuery(remote, key) moves a live sub in two phases; DemoteRoomSource(key, doc,
 // final_flush_seq) disconnects the room and arms a ghost evaluated after every release (the fence
-// reads RoomWatermark(doc)); ConnectSource of a ghosted room cancels its ghost. A `@` in a schema
+// reads RoomWatermark(doc)); ConnectSource of a ghosted room cancels its ghost. A room channel
+// disconnected while its twins stay registered (a demote's ghost, a plain disconnect) leaves its
+// NormalizedSync record behind; the next ConnectSource of that key adopts it while the twins are
+// still registered (dropped otherwise), so the new incarnation's snapshots diff against the rows
+// the twins hold — seed 002 adopts only the rename map there, and its fresh sync's first snapshot
+// of a re-upgraded sub would add pks the twins still hold (the engine refuses: a poisoned
+// reconcile). A `@` in a schema
 // table name is refused at construction (health). Errors: the daemon is neither a room nor
 // demotable; a demote while a sub still lives on the room is FailedPrecondition naming it.
 //
@@ -409,6 +415,8 @@ class OptimisticBackend {
   RoomSwaps swaps_;
   Downgrades downgrades_;
   std::map<std::string, int64_t> test_room_watermarks_;
+  // Room key → the row record of its last channel, kept while its twins outlive the channel.
+  std::map<std::string, NormalizedSync> surviving_sync_;
   std::function<int64_t(const std::string&)> room_watermark_source_;
   std::function<void(const std::string&, const std::string&, const std::vector<std::string>&)>
       cross_authority_observer_;

@@ -15,6 +15,8 @@ absl::Status OptimisticBackend::RegisterRoomTables(const std::string& source_key
                                                    const std::vector<std::string>& tables) {
   RETURN_IF_ERROR(Guard(HealthCheck::kCheck,
                         [&] { return absl::StrCat("registerRoomTables ", source_key, ": called"); }));
+  // Fresh twins hold no rows: a row record a dead channel left for older twins is not theirs.
+  if (rooms_.TablesFor(source_key).empty()) surviving_sync_.erase(source_key);
   return rooms_.Register(source_key, tables);
 }
 
@@ -94,6 +96,7 @@ void OptimisticBackend::RunReleaseGc(const std::optional<std::pair<int64_t, std:
   reconcile_.RunGc(daemon_key(), gc, what);
   // A sub released mid-retarget: the channel it left still holds its rows.
   if (sub && !subs_.HasSource(sub->first)) {
+    swaps_.ForgetLeft(sub->first);
     if (std::optional<std::string> old = swaps_.TakeRetargetGc(sub->first)) {
       swaps_.GcOn(*old, sub->first, what);
     }

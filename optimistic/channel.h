@@ -102,6 +102,11 @@ class Channel {
   void Leave(int64_t qid);
   void Reset();
   void DropConnection() { gate_.DropConnection(); }
+  // A room channel's row record outlives it while its twins do (backend.h ConnectSource): taken
+  // at disconnect, adopted by the next incarnation so its snapshots diff against what the
+  // twins hold. AdoptSync before any frame arrives.
+  NormalizedSync TakeSync() { return std::move(sync_); }
+  void AdoptSync(NormalizedSync sync) { sync_ = std::move(sync); }
 
   // A resync (a new session) happened on this channel since its last fence began: its next lmid
   // hello fences afresh even inside a fence (the old session's buffered snapshots are superseded).

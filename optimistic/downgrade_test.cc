@@ -173,6 +173,32 @@ TEST_F(DowngradeTest, AReconnectCancelsTheGhostAndASecondDemoteRaisesTheFence) {
   EXPECT_TRUE(stuck_.empty());
 }
 
+// A re-upgrade after a cancelled ghost (302 §4.2 connectSource; the harness's stuck recovery,
+// seed 3 --room-views on): the new channel adopts the twins AND the record of the rows the dead
+// channel put in them, so the room's re-snapshot of the moved sub diffs against them — the seed
+// adopts only the rename map, and its fresh sync's snapshot would add pks the twins still hold
+// ("add of existing pk", a poisoned reconcile).
+TEST_F(DowngradeTest, AReUpgradeAfterACancelledGhostReSnapshotsOntoTheSurvivingTwins) {
+  UpgradeWriteAndRetargetBack();
+  ASSERT_TRUE(backend_->DemoteRoomSource(kRoom, kDoc, 5).ok());
+  ASSERT_TRUE(backend_->ConnectSource(kRoom, &room_again_).ok());
+  ASSERT_TRUE(backend_->RetargetRemoteQuery(Issues(), kRoom).ok());
+  Record(1);
+  room_again_.Hello(1, {});
+  room_again_.Snapshot(1, 2, "issue", {Issue("a", "A2"), Issue("b", "B")});
+  room_again_.Progress(2);
+  Record(1);
+  ASSERT_TRUE(backend_->health().ok()) << backend_->health();
+  EXPECT_EQ(backend_->SwappedTo(1), kRoom);
+  EXPECT_THAT(Rows(1), ElementsAre("\"a\"=\"A2\"", "\"b\"=\"B\"", "\"w\"=\"W\""));
+  // A row the re-snapshot no longer names leaves the twins (the adopted record knew it).
+  room_again_.Snapshot(1, 3, "issue", {Issue("b", "B")});
+  room_again_.Progress(3);
+  Record(1);
+  ASSERT_TRUE(backend_->health().ok()) << backend_->health();
+  EXPECT_THAT(Rows(1), ElementsAre("\"b\"=\"B\"", "\"w\"=\"W\""));
+}
+
 // End to end through the system streams (system_streams.h): the fence value and the room's
 // confirm of the sent mid both arrive daemon-carried, in ONE daemon release with the sub's
 // re-snapshot — the ghost drops inside that release, nothing flickers, nothing is stuck.

@@ -109,6 +109,9 @@ absl::StatusOr<int64_t> RoomSwaps::Retarget(const RemoteQuery& remote,
   ASSIGN_OR_RETURN(const Subscriptions::Moved moved, subs_->Move(remote, source_key));
   if (moved.from.empty()) return moved.source_qid;  // already there: idempotent
   ++counters_->retargets;
+  std::set<std::string>& left = left_[moved.source_qid];
+  left.insert(moved.from);
+  left.erase(source_key);  // re-entered: its frames there are the sub's own again
   // A second move inside the window keeps the FIRST channel's rows pending GC: the
   // intermediate channel's are dropped now (its sub never reached its tail), seed-silent.
   if (auto it = retarget_gc_.find(moved.source_qid); it != retarget_gc_.end()) {
@@ -150,7 +153,9 @@ void RoomSwaps::GcOn(const std::string& channel, int64_t source_qid, const std::
 
 bool RoomSwaps::InGrace(int64_t source_qid, const std::string& channel) const {
   auto it = retarget_gc_.find(source_qid);
-  return it != retarget_gc_.end() && it->second == channel;
+  if (it != retarget_gc_.end() && it->second == channel) return true;
+  auto left = left_.find(source_qid);
+  return left != left_.end() && left->second.contains(channel);
 }
 
 std::optional<std::string> RoomSwaps::TakeRetargetGc(int64_t source_qid) {

@@ -24,8 +24,15 @@
 // the end of every release of the sub's new channel): once that channel released the sub's first
 // snapshot, the OLD channel's rows for the sub are dropped and reconciled out (a GC server delta)
 // — after the swap, so invisible to the swapped views. Until then old-channel frames for the sub
-// are stale, not a wiring bug (InGrace). A sub released mid-window GCs its old channel with its
-// release (TakeRetargetGc). A vanished old channel (a demote disconnected it) GCs nothing.
+// are stale, not a wiring bug (InGrace) — and so are they AFTER the cutover while the sub has
+// not re-entered that channel: the old channel may have sent them before it processed the
+// unsubscribe, and its link is independent of the new channel's, so they can arrive after the new
+// channel's first snapshot released (seed 6 --room-views on: the daemon's hello and snapshot of a
+// sub retargeted 20 ms after its retain, delivered after the room's). Seed 002 ends the grace
+// with the deferred GC and throws then (a wiring error); a frame on a channel the sub never
+// lived on still is one. A sub released mid-window GCs its old channel with its
+// release (TakeRetargetGc). A vanished old channel (a demote disconnected it) GCs nothing: its
+// pending GCs are forgotten at the disconnect (ForgetGcFrom).
 // Errors: Retarget's validation; an engine failure of a swap or a GC lands in the shared health.
 #pragma once
 
@@ -95,9 +102,18 @@ class RoomSwaps {
   // --- retarget ---
   absl::StatusOr<int64_t> Retarget(const RemoteQuery& remote, const std::string& source_key);
   void FlushRetargetGc(const std::string& channel);
+  // Whether a frame for `source_qid` on `channel` is stale: the window's old channel, or any
+  // channel the sub left since (see the header comment). ForgetLeft: the sub is gone.
   bool InGrace(int64_t source_qid, const std::string& channel) const;
+  void ForgetLeft(int64_t source_qid) { left_.erase(source_qid); }
   // The old channel of a sub released mid-window (the record goes); nullopt when none.
   std::optional<std::string> TakeRetargetGc(int64_t source_qid);
+  // Channel `channel` is disconnecting: the retargets that left it have nothing to GC there any
+  // more (its incarnation is gone; a reconnect's adopted row record must keep what the frozen
+  // twins show — backend.h ConnectSource).
+  void ForgetGcFrom(const std::string& channel) {
+    std::erase_if(retarget_gc_, [&](const auto& e) { return e.second == channel; });
+  }
   // GCs `source_qid`'s rows off `channel` (its delta mapped through its twins) as a server delta.
   void GcOn(const std::string& channel, int64_t source_qid, const std::string& what);
 
@@ -121,6 +137,7 @@ class RoomSwaps {
   std::map<int64_t, std::string> swapped_;     // view qid → the room it reads
   std::set<int64_t> context_warned_;           // views the context-join event fired for
   std::map<int64_t, std::string> retarget_gc_;  // source qid → the channel it left
+  std::map<int64_t, std::set<std::string>> left_;  // source qid → channels it left, not re-entered
 };
 
 }  // namespace rindle

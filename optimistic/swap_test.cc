@@ -83,6 +83,23 @@ TEST_F(SwapTest, ALateJoinerSwapsAtRetain) {
   EXPECT_EQ(backend_->GetResultType(2), ResultType::kComplete);
 }
 
+// A late joiner registered WITH its retain (one call) hears kComplete once: the swap's axis
+// refresh notifies the flip, and the forced late-join notify must not repeat it (seed 11
+// --room-views on: "the observer fired complete without a transition").
+TEST_F(SwapTest, ALateJoinerRegisteredWithItsRetainHearsCompleteOnce) {
+  Upgrade({Issue("a", "A")}, {Issue("a", "A")});
+  std::vector<std::pair<int64_t, ResultType>> calls;
+  backend_->SetResultTypeObserver([&](int64_t qid, ResultType t) { calls.emplace_back(qid, t); });
+  ASSERT_TRUE(backend_->RegisterQuery(2, TableAst("issue"), Issues(), kRoom).ok());
+  EXPECT_EQ(backend_->SwappedTo(2), kRoom);
+  EXPECT_THAT(Rows(2), ElementsAre("\"a\"=\"A\""));
+  std::vector<ResultType> seen;
+  for (const auto& [qid, t] : calls) {
+    if (qid == 2) seen.push_back(t);
+  }
+  EXPECT_THAT(seen, ElementsAre(ResultType::kComplete));
+}
+
 TEST_F(SwapTest, AViewReadingContextTablesFiresTheContextJoinEventOnce) {
   ConnectRoom();
   ASSERT_TRUE(backend_->RegisterRoomTables(kRoom, {"issue"}).ok());
@@ -137,6 +154,27 @@ TEST_F(SwapTest, OldChannelFramesInFlightAreIgnoredInTheGraceWindow) {
   ASSERT_TRUE(backend_->health().ok()) << backend_->health();
   EXPECT_EQ(backend_->room_counters().grace_frames, 1);
   EXPECT_THAT(Rows(1), ElementsAre("\"a\"=\"A\""));
+}
+
+// The old channel's link is independent of the room's: its frames sent before it processed the
+// unsubscribe may arrive after the room's cutover (seed 6 --room-views on) — still stale, never
+// a wiring error, and they feed nothing. A channel the sub never lived on stays a wiring error.
+TEST_F(SwapTest, OldChannelFramesAfterTheCutoverAreStaleNotAWiringError) {
+  Hydrate(daemon_, "daemon", 1, "issue", "issues", {Issue("a", "A")}, 1);
+  ConnectRoom();
+  ASSERT_TRUE(backend_->RegisterRoomTables(kRoom, {"issue"}).ok());
+  ASSERT_TRUE(backend_->RetargetRemoteQuery(Issues(), kRoom).ok());
+  room_.Hello(1, {});
+  room_.Snapshot(1, 1, "issue", {Issue("a", "A")});
+  room_.Progress(1);
+  ASSERT_EQ(backend_->room_counters().retarget_gcs, 1);
+  daemon_.Hello(1, {});
+  daemon_.Snapshot(1, 2, "issue", {Issue("a", "A"), Issue("x", "X")});
+  daemon_.Progress(2);
+  ASSERT_TRUE(backend_->health().ok()) << backend_->health();
+  EXPECT_EQ(backend_->room_counters().grace_frames, 2);
+  EXPECT_THAT(Rows(1), ElementsAre("\"a\"=\"A\""));
+  EXPECT_THAT(Sync("issue"), IsEmpty());
 }
 
 TEST_F(SwapTest, ASubReleasedMidRetargetGcsTheChannelItLeft) {

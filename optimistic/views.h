@@ -78,6 +78,12 @@ class Views {
   // Recomputes every view's ResultType and pending axis; fires the observers on transitions.
   void RefreshAxes();
   void NotifyResultType(int64_t qid, ResultType rt, bool force);
+  // The result type last notified for `qid` (nullopt: none yet).
+  std::optional<ResultType> Notified(int64_t qid) const {
+    auto it = result_types_.find(qid);
+    if (it == result_types_.end()) return std::nullopt;
+    return it->second;
+  }
 
   std::function<void(const QueryBatch&, bool catch_up)> batch_observer;
   std::function<void(int64_t qid, ResultType)> result_type_observer;

@@ -214,6 +214,15 @@ void ClientModel::DropSource(int64_t qid) {
   NoteCycle(false);  // the client GCs the sub's rows through a cycle (seed 002 CRIT#2)
 }
 
+void ClientModel::Leave(int64_t qid) {
+  gate_.Forget(qid);
+  Prune();
+  auto it = sources_.find(qid);
+  if (it == sources_.end()) return;
+  if (it->second.current) it->second.frozen_by = "retarget";
+  it->second.current = false;
+}
+
 void ClientModel::Prune() {
   std::set<int64_t> live;
   for (const GateModel::Frame& f : gate_.buffer()) live.insert(f.epoch);

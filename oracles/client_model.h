@@ -119,6 +119,11 @@ class ClientModel {
   void Progress(int64_t cv_min);
   // The sub of `qid` went away: its rows and buffered frames are dropped (it leaves a fence).
   void DropSource(int64_t qid);
+  // The sub of `qid` left this channel for another (seed 002 302 retarget, phase 1): its
+  // buffered frames are dropped and it leaves a fence, but its rows stay — the view reads them
+  // until the new channel's first snapshot released (then DropSource: phase 2's GC). Its cut
+  // stops (frozen_by "retarget") until a snapshot of it releases here again.
+  void Leave(int64_t qid);
   // The client's resync fence began over `qids` (gate_model.h; the caller decides when: a
   // (re)connect's lmid hello, an overflow re-registration), as the client's gate does.
   void BeginFence(std::set<int64_t> qids) { gate_.BeginFence(std::move(qids)); }

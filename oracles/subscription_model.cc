@@ -10,6 +10,7 @@ bool SubscriptionModel::Retain(const std::string& key, int64_t qid) {
   key_of_[qid] = key;
   auto [it, created] = subs_.try_emplace(key);
   it->second.retains.insert(qid);
+  if (it->second.hydrated) it->second.hydrated_retains.insert(qid);
   if (!created) return false;
   it->second.source_qid = qid;
   RINDLE_CHECK(!key_of_source_.contains(qid));
@@ -24,6 +25,7 @@ std::optional<int64_t> SubscriptionModel::Release(int64_t qid) {
   RINDLE_CHECK(it != subs_.end());
   key_of_.erase(k);
   it->second.retains.erase(qid);
+  it->second.hydrated_retains.erase(qid);
   if (!it->second.retains.empty()) return std::nullopt;
   const int64_t source = it->second.source_qid;
   key_of_source_.erase(source);
@@ -37,7 +39,18 @@ bool SubscriptionModel::Hydrate(int64_t source_qid) {
   Sub& sub = subs_.at(k->second);
   const bool was = sub.hydrated;
   sub.hydrated = true;
+  sub.hydrated_retains = sub.retains;
   return !was;
+}
+
+void SubscriptionModel::Rearm(int64_t source_qid) {
+  auto k = key_of_source_.find(source_qid);
+  if (k != key_of_source_.end()) subs_.at(k->second).hydrated = false;
+}
+
+bool SubscriptionModel::RetainHydrated(int64_t qid) const {
+  auto k = key_of_.find(qid);
+  return k != key_of_.end() && subs_.at(k->second).hydrated_retains.contains(qid);
 }
 
 const SubscriptionModel::Sub* SubscriptionModel::Find(const std::string& key) const {

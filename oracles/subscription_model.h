@@ -10,6 +10,12 @@
 // source qid and drops its buffered frames); a sub is hydrated once a snapshot for its source
 // qid is released and stays so until it is removed. Keys are opaque strings (a RemoteQuery key,
 // or a table name in the state-machine test).
+// Views (retain qids) carry their own hydration (seed 002's `hydrated` set of local qids): a
+// retain is hydrated when it joins a hydrated sub or when its sub hydrates, and stays so until
+// released. Rearm — a retarget moved the sub onto another channel (seed 002 302
+// retargetRemoteQuery) — makes the SUB wait for its new channel's first snapshot again: a retain
+// joining meanwhile is not hydrated, the retains already hydrated stay so (the view keeps its
+// rows through the cutover).
 // Errors: retaining a live qid or releasing an unknown one is a caller bug (RINDLE_CHECK).
 #pragma once
 
@@ -27,6 +33,7 @@ class SubscriptionModel {
     int64_t source_qid = 0;
     std::set<int64_t> retains;
     bool hydrated = false;
+    std::set<int64_t> hydrated_retains;  // retains whose view is hydrated
   };
 
   // Returns true when this retain created the key's sub (`qid` is its source qid).
@@ -35,6 +42,10 @@ class SubscriptionModel {
   std::optional<int64_t> Release(int64_t qid);
   // A snapshot for `source_qid` was released; returns true when that hydrated a sub just now.
   bool Hydrate(int64_t source_qid);
+  // The sub behind `source_qid` moved channels: it waits for the new channel's first snapshot.
+  void Rearm(int64_t source_qid);
+  // Whether the view of retain `qid` is hydrated (false for an unknown qid).
+  bool RetainHydrated(int64_t qid) const;
 
   const std::map<std::string, Sub>& subs() const { return subs_; }
   const Sub* Find(const std::string& key) const;

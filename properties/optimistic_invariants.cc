@@ -4,6 +4,7 @@
 
 #include "base/check.h"
 #include "base/lifecycle_tables.h"
+#include "base/source_key.h"
 #include "base/str_util.h"
 
 namespace rindle::props {
@@ -78,7 +79,10 @@ OptimisticInvariants::OptimisticInvariants(size_t buffer_cap, Schema schema,
 
 void OptimisticInvariants::BeginFence(Client& c, bool reregistered) {
   std::set<int64_t> qids = {kLmidQid};
-  for (const auto& [key, sub] : c.subs.subs()) qids.insert(sub.source_qid);
+  for (const auto& [key, sub] : c.subs.subs()) {
+    // A sub a retarget moved onto a room is that channel's (optimistic_invariants_rooms.cc).
+    if (!c.sub_room.contains(sub.source_qid)) qids.insert(sub.source_qid);
+  }
   if (reregistered) {  // an overflow's re-registration: one hello owed per qid (gate_model.h)
     c.model.ExpectHellos(qids);
     c.gate.ExpectHellos(qids);
@@ -161,6 +165,9 @@ void OptimisticInvariants::OnData(const std::string& client, int64_t qid,
   c.step.delivered.back().copy = copy;
   if (c.backend == nullptr || !c.backend->health().ok()) return;
   if (qid != kLmidQid && !c.subs.KeyOfSource(qid)) return;  // no live sub: ignored
+  // A sub a retarget moved onto a room: the daemon's frames for it are the client's grace frames
+  // (or its wiring failure, which client-health reports), never its gate's.
+  if (c.sub_room.contains(qid)) return;
   if (ev.type == NormalizedEvent::Type::kHello) {
     // The resync fence (gate_model.h): a new session's first lmid hello is a (re)connect's, which
     // re-registered every live sub and the lmid query. It fences afresh even while the previous
@@ -228,6 +235,7 @@ void OptimisticInvariants::OnProgress(const std::string& client, int64_t cv_min)
     }
     if (f.snapshot && f.qid != kLmidQid) c.subs.Hydrate(f.qid);
   }
+  FlushCutover(c, std::string(kDaemonSource));
 }
 
 void OptimisticInvariants::OnSystemRetain(const std::string& client, int64_t qid,
@@ -355,16 +363,23 @@ void OptimisticInvariants::SyncViews(Client& c, const std::map<int64_t, ViewInfo
           c.gate.Forget(*src);
           c.model.DropSource(*src);
           c.epoch.erase(*src);
+          ForgetRoomSub(c, *src);
         }
       }
     }
     // Then the new views, in qid order: a fresh sub's source qid is the least of them.
     if (auto n = new_by_key.find(key); n != new_by_key.end()) {
       for (int64_t q : n->second) {
-        if (!c.subs.retained(q)) c.subs.Retain(key, q);
+        if (c.subs.retained(q)) continue;
+        c.subs.Retain(key, q);
+        // A late joiner of a sub hydrated on a room swaps onto its twins at retain (302 §4.1).
+        const SubscriptionModel::Sub* sub = c.subs.Find(key);
+        auto room = c.sub_room.find(sub->source_qid);
+        if (room != c.sub_room.end() && sub->hydrated) c.swapped[q] = room->second;
       }
     }
   }
+  std::erase_if(c.swapped, [&](const auto& e) { return !views.contains(e.first); });
   c.views = views;
 }
 
@@ -480,8 +495,8 @@ MaybeViolation OptimisticInvariants::CheckViewAxes(Client& c, const std::string&
     // result type
     ResultType want = ResultType::kComplete;
     if (v.remote_key) {
-      const SubscriptionModel::Sub* s = c.subs.Find(*v.remote_key);
-      want = s != nullptr && s->hydrated ? ResultType::kComplete : ResultType::kUnknown;
+      // The view's own hydration: a retarget re-arms its sub, not the views it already fed.
+      want = c.subs.RetainHydrated(qid) ? ResultType::kComplete : ResultType::kUnknown;
     }
     if (b.GetResultType(qid) != want) {
       return Violation{"result-type",

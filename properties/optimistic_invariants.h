@@ -195,6 +195,55 @@ class OptimisticInvariants {
   // id (args.id) goes to StepRecord::room_outcome_ids (a deopt of a retired entry re-invokes it).
   void OnRoomOutcome(const std::string& client, const MutationOutcomeFrame& frame);
 
+  // Room view plane (issue 13; optimistic_invariants_rooms.cc), the harness's record: the runner
+  // retargeted the sub of `remote_key` onto `channel` (a room key or "daemon"; `views` the
+  // client's live views, synced first). The shadow mirrors seed 002 302's two phases: the sub
+  // leaves its old channel's gate and fence at once (its buffered frames dropped; the model keeps
+  // its rows), waits for the new channel's first released snapshot (the sub is re-armed; the
+  // views it fed stay hydrated), and only then are the old channel's rows GC'd
+  // (ClientModel::DropSource when it left the daemon). A second move inside the window GCs the
+  // intermediate channel at once; back home before the cutover keeps the home rows. Frames for
+  // a sub on a room that arrive on the daemon are the client's grace frames: ignored.
+  void OnRetarget(const std::string& client, const std::map<int64_t, ViewInfo>& views,
+                  const std::string& remote_key, const std::string& channel);
+  // The room delivery tap (a frame on room `key`'s channel right before the client's room source
+  // sees it): each room channel has its own shadow gate (oracles/gate_model.h) — a welcome
+  // (restart: reset; resync: drop the buffer, fence at the next lmid hello over the room's
+  // subs), a hello drops its qid's frames, an overflow re-registers and fences — whose released
+  // snapshots hydrate the subs on the room, swap their views (302 §4.1) and complete their
+  // cutover. OnRoomChannel: the client attached (connect) or dropped (disconnect, demote) the
+  // room's channel — a fresh shadow gate / none.
+  void OnRoomChannel(const std::string& client, const std::string& key, bool attached);
+  void OnRoomWelcome(const std::string& client, const std::string& key, int64_t boot_id);
+  void OnRoomData(const std::string& client, const std::string& key, int64_t qid,
+                  const NormalizedEvent& ev);
+  void OnRoomProgress(const std::string& client, const std::string& key, int64_t cv_min);
+  // seed 002 302 dropGhost's last condition as the harness sees it: every view the harness
+  // expects on `key`'s twins is fed by a sub back on the daemon whose snapshot released there.
+  bool SwapBackReady(const std::string& client, const std::string& key);
+  // The harness expects the ghost of `key` to have dropped: its views read plain tables again.
+  void OnGhostDrop(const std::string& client, const std::string& key);
+  // Whether the harness expects some view of `client` on a room's twins, or some retarget of it
+  // awaits its cutover (the single-plane client model cannot predict the client then).
+  bool RoomBacked(const std::string& client) {
+    Client& c = At(client);
+    return !c.swapped.empty() || !c.cutover.empty();
+  }
+  // The views the harness expects on room `key`'s twins, ascending.
+  std::vector<int64_t> SwappedViews(const std::string& client, const std::string& key) {
+    std::vector<int64_t> out;
+    for (const auto& [qid, room] : At(client).swapped) {
+      if (room == key) out.push_back(qid);
+    }
+    return out;
+  }
+  // Whether the harness expects view `qid` of `client` on room `key`'s twins.
+  bool SwappedOnto(const std::string& client, int64_t qid, const std::string& key) {
+    Client& c = At(client);
+    auto it = c.swapped.find(qid);
+    return it != c.swapped.end() && it->second == key;
+  }
+
   // The client model of `client`, brought up to date with the live `views` and the first-time
   // envelopes `sent` (idempotent within a step). Null (with *error set) when the model could not
   // replay; null without an error for a client never attached or no longer healthy.
@@ -261,6 +310,19 @@ class OptimisticInvariants {
     std::map<std::pair<int64_t, int64_t>, std::vector<RowOp>> system_ops;
     std::vector<SystemRow> system_released;
     std::map<int64_t, std::vector<std::string>> system_columns;
+    // Room view plane: per attached room channel its shadow gate; per source qid the room its sub
+    // lives on (absent: the daemon) and, inside a retarget's window, the channel it left; per
+    // view (retain qid) the room whose twins the harness expects it to read.
+    struct RoomGate {
+      explicit RoomGate(size_t cap) : gate(cap) {}
+      GateModel gate;
+      int64_t last_boot = 0;
+      bool resync_since_fence = true;
+    };
+    std::map<std::string, RoomGate> room_gates;
+    std::map<int64_t, std::string> sub_room;
+    std::map<int64_t, std::string> cutover;
+    std::map<int64_t, std::string> swapped;
   };
 
   Client& At(const std::string& client) {
@@ -281,6 +343,15 @@ class OptimisticInvariants {
   // The shadow gate's resync fence over the live subs and the lmid query (`reregistered`: an
   // overflow's re-registration, which owes a hello per qid).
   static void BeginFence(Client& c, bool reregistered = false);
+  // The fence of room `key`'s shadow gate over its subs and its lmid query.
+  static void BeginRoomFence(Client& c, const std::string& key, bool reregistered);
+  // Phase 2 of the retargets whose sub cut over onto `channel` (its first snapshot released
+  // there): the channel they left is GC'd (the daemon model's rows of the sub go).
+  static void FlushCutover(Client& c, const std::string& channel);
+  // A sub went away (its last view released): every channel's shadow forgets it.
+  static void ForgetRoomSub(Client& c, int64_t source_qid);
+  // Every live view of the sub behind `source_qid` reads `key`'s twins from now on.
+  static void SwapViews(Client& c, int64_t source_qid, const std::string& key);
   // The parts of Check(), in its order.
   MaybeViolation CheckGate(Client& c, const std::string& client, const OptimisticBackend& b,
                            const Inspect& insp, const std::map<int64_t, ViewInfo>& views);

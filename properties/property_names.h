@@ -12,7 +12,7 @@
 
 namespace rindle::props {
 
-inline constexpr std::array<std::string_view, 54> kPropertyNames = {
+inline constexpr std::array<std::string_view, 55> kPropertyNames = {
     "authority-health", "authority-model", "client-health",   "convergence",
     "crash",            "events==view",    "flush-on-enqueue", "fold",
     "fold-wire",        "gapless-mids",    "gate-model",      "head==sync+pending",
@@ -30,7 +30,7 @@ inline constexpr std::array<std::string_view, 54> kPropertyNames = {
     "room-gapless-mids", "room-retire", "room-rejection", "room-deopt-once", "channel-isolation",
     "room-deopt-seq",
     "fence-liveness",   "push-drain",
-    "room-context-leak", "room-stuck",  "room-watermark",
+    "room-context-leak", "room-stuck",  "room-watermark", "room-ghost-fence",
     "limit-page",
 };
 

@@ -24,6 +24,25 @@ MaybeViolation CheckRoomContextUntouched(const std::string& client, const std::s
   return std::nullopt;
 }
 
+MaybeViolation CheckGhostFence(const std::string& client, const std::string& key, int64_t mark,
+                               int64_t final_flush_seq, bool ghost_held,
+                               const std::map<int64_t, std::optional<std::string>>& swapped_to) {
+  if (mark >= final_flush_seq) return std::nullopt;
+  const std::string why = StrCat(" although the fence is not met (the harness released or fed "
+                                 "flush_seq ", mark, ", the demote's final flush is ",
+                                 final_flush_seq, ")");
+  if (!ghost_held) {
+    return Violation{"room-ghost-fence", StrCat(client, ": the ghost of ", key, " is gone", why)};
+  }
+  for (const auto& [qid, on] : swapped_to) {
+    if (on == key) continue;
+    return Violation{"room-ghost-fence", StrCat(client, " view ", qid, " swapped back off ", key,
+                                                " (it reads ", on ? *on : "the plain tables", ")",
+                                                why)};
+  }
+  return std::nullopt;
+}
+
 MaybeViolation CheckStuckEvent(const std::string& client, const std::string& key,
                                int64_t fired_before, const std::vector<int64_t>& named,
                                const std::set<int64_t>& expected) {

@@ -13,10 +13,18 @@
 //                       expected mids: the harness's record of the mids first sent on the room's
 //                       links minus the resolved ones (the room lmid the harness's shadow saw
 //                       released to the client, or an outcome frame the network delivered).
+//   room-ghost-fence    while the harness's record says a ghost's fence is not met — the highest
+//                       flush_seq it released or fed to the client for the doc (the watermark
+//                       system stream, its own watermark feed) is below the demote's
+//                       final_flush_seq — the client still holds that ghost and every view the
+//                       harness expects on the room's twins still reads them (302 §4.2: swapping
+//                       back earlier shows the follower's pre-flush images).
 // Expectations come from the harness's records only; the event itself is what is checked.
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -28,6 +36,12 @@ namespace rindle::props {
 
 MaybeViolation CheckRoomContextUntouched(const std::string& client, const std::string& key,
                                          const PlainTables& before, const PlainTables& after);
+
+// `mark`: the harness's watermark record for the ghost's doc; `swapped_to`: per view the harness
+// expects on `key`'s twins, the room the backend reports it reads (nullopt: plain tables).
+MaybeViolation CheckGhostFence(const std::string& client, const std::string& key, int64_t mark,
+                               int64_t final_flush_seq, bool ghost_held,
+                               const std::map<int64_t, std::optional<std::string>>& swapped_to);
 
 // `fired_before`: how many stuck events this ghost already fired (before this one).
 MaybeViolation CheckStuckEvent(const std::string& client, const std::string& key,

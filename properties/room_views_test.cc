@@ -28,6 +28,20 @@ TEST(RoomContextUntouchedTest, AllowsRemovalsRefusesAddsAndEdits) {
   EXPECT_NE(edited->message.find("changed"), std::string::npos);
 }
 
+TEST(GhostFenceTest, BelowTheFenceTheGhostAndItsSwappedViewsHold) {
+  const std::string key = "room:issue:i1";
+  EXPECT_FALSE(CheckGhostFence("c0", key, 1, 2, true, {{5, key}, {6, key}}));
+  auto early = CheckGhostFence("c0", key, 1, 2, true, {{5, key}, {6, std::nullopt}});
+  ASSERT_TRUE(early);
+  EXPECT_EQ(early->property, "room-ghost-fence");
+  EXPECT_NE(early->message.find("view 6 swapped back"), std::string::npos) << early->message;
+  auto gone = CheckGhostFence("c0", key, 0, 2, false, {});
+  ASSERT_TRUE(gone);
+  EXPECT_NE(gone->message.find("is gone"), std::string::npos) << gone->message;
+  // The fence met: the client may drop the ghost and swap back.
+  EXPECT_FALSE(CheckGhostFence("c0", key, 2, 2, false, {{5, std::nullopt}}));
+}
+
 TEST(StuckEventTest, OncePerGhostNamingExactlyTheUnresolvedMids) {
   EXPECT_FALSE(CheckStuckEvent("c0", "room:issue:i1", 0, {2, 3}, {2, 3}));
   auto twice = CheckStuckEvent("c0", "room:issue:i1", 1, {2, 3}, {2, 3});

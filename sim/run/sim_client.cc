@@ -512,6 +512,7 @@ absl::Status SimClient::ConnectRoom(RoomAuthority* room, std::function<void()> a
     return s;
   }
   all_room_links_.push_back(raw);
+  if (on_room_channel_) on_room_channel_(key, true);
   TraceLine({{"ev", "room_connect"}, {"room", key}});
   AttachRoomTables(key);
   RetainRoomSystemStreams(room->doc());
@@ -552,6 +553,7 @@ bool SimClient::DisconnectRoom(const std::string& key) {
   it->second->Close();
   closed_rooms_.push_back(std::move(it->second));
   rooms_.erase(it);
+  if (on_room_channel_) on_room_channel_(key, false);
   TraceLine({{"ev", "room_disconnect"}, {"room", key}});
   return true;
 }

@@ -186,6 +186,14 @@ class SimClient : public OptimisticSource {
   // query key (RemoteQuery::Key) → the channel the harness moved it to (rooms only).
   const std::map<std::string, std::string>& retargeted() const { return retargeted_; }
   void OnStuck(std::function<void(const DowngradeStuckEvent&)> h) { on_stuck_ = std::move(h); }
+  // The harness's record of the view plane (room views on only): a retarget the client took
+  // (query, channel) and a room channel attached (connect) or dropped (disconnect, demote).
+  void OnRetargeted(std::function<void(const RemoteQuery&, const std::string&)> h) {
+    on_retargeted_ = std::move(h);
+  }
+  void OnRoomChannel(std::function<void(const std::string&, bool)> h) {
+    on_room_channel_ = std::move(h);
+  }
   int64_t context_joins_seen() const { return context_joins_seen_; }
   // Mirrors room_counters() into the run's counters (client.room.*) as they move.
   void SyncRoomCounters();
@@ -317,6 +325,8 @@ class SimClient : public OptimisticSource {
   bool room_views_ = false;
   std::map<std::string, std::string> retargeted_;
   std::function<void(const DowngradeStuckEvent&)> on_stuck_;
+  std::function<void(const RemoteQuery&, const std::string&)> on_retargeted_;
+  std::function<void(const std::string&, bool)> on_room_channel_;
   int64_t context_joins_seen_ = 0;
   std::map<std::string, int64_t> seen_room_counters_;
   std::map<int64_t, SystemRetain> system_retains_;

@@ -41,6 +41,7 @@ absl::Status SimClient::RetargetView(const RemoteQuery& query, const std::string
   } else {
     retargeted_[query.Key()] = key;
   }
+  if (on_retargeted_) on_retargeted_(query, key);
   SyncRoomCounters();
   return absl::OkStatus();
 }
@@ -67,6 +68,7 @@ absl::Status SimClient::DemoteRoom(const std::string& key, const std::string& do
   it->second->Close();
   closed_rooms_.push_back(std::move(it->second));
   rooms_.erase(it);
+  if (on_room_channel_) on_room_channel_(key, false);
   TraceLine({{"ev", "room_demote"}, {"room", key}, {"final_flush_seq", final_flush_seq}});
   SyncRoomCounters();
   return absl::OkStatus();

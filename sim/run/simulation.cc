@@ -182,7 +182,17 @@ void Simulation::BuildWorld() {
     s.link = &c->link_record();
     world_.clients.push_back(std::move(s));
     c->OnStuck([this, cl = c.get()](const DowngradeStuckEvent& e) { OnRoomStuck(cl, e); });
-    if (room_view_plane_) c->EnableRoomViews();
+    if (room_view_plane_) {
+      c->EnableRoomViews();
+      const size_t i = world_.clients.size() - 1;
+      c->OnRetargeted([this, i](const RemoteQuery& q, const std::string& channel) {
+        const props::ClientState& cs = world_.clients[i];
+        opt_props_->OnRetarget(cs.id, props::ViewInfosOf(cs), q.Key(), channel);
+      });
+      c->OnRoomChannel([this, id = c->client_id()](const std::string& key, bool attached) {
+        opt_props_->OnRoomChannel(id, key, attached);
+      });
+    }
   }
   for (auto& [doc, st] : rooms_) {
     room_views_.push_back(std::make_unique<RoomRecordView>(st.room.get()));

@@ -238,6 +238,7 @@ class Simulation {
   std::map<std::pair<std::string, std::string>, int64_t> watermark_fed_;  // (client, doc) → seq
   std::map<std::string, int64_t> room_data_step_;  // client → last step a room data release
   std::map<std::string, bool> room_moving_prev_;
+  std::set<std::pair<std::string, std::string>> context_covered_;  // (client, cover query key)
   void PlanRoomViews(SimClient* client, RoomAuthority* room);
   void RetargetIntoRoom(SimClient* client, const RemoteQuery& query, const std::string& doc);
   void LateJoinRoom(SimClient* client, const RemoteQuery& query, const std::string& key);
@@ -250,6 +251,11 @@ class Simulation {
   // lmid the shadow saw released, or an outcome frame delivered).
   std::set<int64_t> UnresolvedRoomMids(const SimClient& c, const std::string& key);
   bool RoomViewsMoving(const SimClient& c);
+  // After `client` reconnected `room` (a scenario connect or the stuck recovery): a pending ghost
+  // is cancelled, and views the harness expects on the room's twins are upgraded back into it.
+  void AfterRoomReconnect(SimClient* client, RoomAuthority* room);
+  // room-ghost-fence (properties/room_views.h) for every ghost the harness holds open, per step.
+  void CheckGhostFences();
   // world.h room_views_moving / room_data_released (after RefreshRoomFlags).
   void RefreshRoomViewFlags();
   PlainTables ContextRows(const SimClient& c) const;

@@ -25,6 +25,17 @@ void Simulation::PlanRoomViews(SimClient* client, RoomAuthority* room) {
   const int64_t now = queue_.now_ms();
   Rng r = root_.Fork(StrCat("roomviews/", client->client_id(), "/", room->doc(), "/", now));
   if (!r.Chance(2, 3)) return;
+  // The app covers the detail view's context (seed 002 302 §6.1: `user` and `tag`, which the
+  // room does not own, keep reading the plain daemon tables after the swap) with daemon subs of
+  // its own BEFORE it upgrades: the retarget's phase-2 GC takes the rows only the moved sub held,
+  // and without a cover the join renders empty for the whole room session. Retained once, never
+  // released (a scenario's navigation does not know them).
+  for (const RemoteQuery& cover : {RemoteQuery{"users", nlohmann::json()},
+                                   RemoteQuery{"issueTags", room->issue_id()}}) {
+    if (!context_covered_.insert({client->client_id(), cover.Key()}).second) continue;
+    if (!client->Retain(cover).ok()) return;
+    Count("action.room_context_cover");
+  }
   const RemoteQuery q{"issueDetail", room->issue_id()};
   if (!HasView(*client, q)) {
     if (!client->Retain(q).ok()) return;  // view==fresh / health report a failing retain
@@ -87,7 +98,9 @@ void Simulation::RetargetIntoRoom(SimClient* client, const RemoteQuery& query,
     Count("action.room_retarget_noop");
     return;
   }
-  opt_props_->OnLocalAction(client->client_id());
+  // Not a local action for no-flicker: phase 1 keeps every visible row (the old channel's rows
+  // stay until the room's first snapshot released; 302 I-iv), so a row the move itself hides is
+  // a flash.
   if (auto s = client->RetargetView(query, key); !s.ok()) {
     Fail({"workload", StrCat(client->client_id(), ": retarget ", query.name, " → ", key,
                              " failed: ", s.message())});
@@ -174,19 +187,41 @@ void Simulation::FeedWatermarks(SimClient* client) {
       Count("room.watermark_fed");
       client->FeedRoomWatermark(st.doc, due);
     }
-    if (fed >= st.final_flush_seq && UnresolvedRoomMids(*client, k.second).empty()) {
-      st.ghost_open = false;  // the harness's view: the fence is met, the ghost may drop
+    // The harness's view of seed 002 302 dropGhost: the fence is met, no sent room mid is
+    // unresolved, and every view it expects on the twins is fed again by a daemon sub whose
+    // snapshot the shadow gate released (the views swap back only then).
+    if (fed >= st.final_flush_seq && UnresolvedRoomMids(*client, k.second).empty() &&
+        opt_props_->SwapBackReady(id, k.second)) {
+      st.ghost_open = false;
+      opt_props_->OnGhostDrop(id, k.second);
+      Count("room.ghost_drop_expected");
     }
   }
 }
 
 std::set<int64_t> Simulation::UnresolvedRoomMids(const SimClient& c, const std::string& key) {
   std::set<int64_t> out;
-  const RoomLmidShadow& shadow = room_lmid_[{c.client_id(), key}];
+  // Confirmed through the room channel's lmid stream or a daemon-carried room-ledger row of the
+  // system stream (ShadowRoomFrame and NoteSystemRows max-fold both into the record).
+  const SystemRecord& sys = system_record_[c.client_id()];
+  auto confirmed = sys.confirms.find(key);
+  const int64_t released = std::max(room_lmid_[{c.client_id(), key}].released,
+                                    confirmed == sys.confirms.end() ? 0 : confirmed->second);
+  const RoomAuthority* room = rooms_.at(std::string(RoomDocOf(key))).room.get();
   for (const RoomLink* link : c.all_room_links()) {
     if (link->key() != key) continue;
     for (const auto& [mid, e] : link->sent()) {
-      if (mid > shadow.released && !c.outcomes_delivered().contains({key, mid})) out.insert(mid);
+      if (mid <= released) continue;
+      // A deopt verdict that reached the client (its frame, or its system-stream row) moves the
+      // entry to the daemon domain (outcomes.h); a rejection retires only at the lmid release.
+      const bool handled = c.outcomes_delivered().contains({key, mid}) ||
+                           sys.outcomes.contains({key, mid});
+      bool deopt = false;
+      for (const RoomRecord& r : room->records()) {
+        if (r.client_id == c.client_id() && r.mid == mid) deopt = r.fate == RoomFate::kDeopt;
+      }
+      if (handled && deopt) continue;
+      out.insert(mid);
     }
   }
   return out;
@@ -210,20 +245,61 @@ void Simulation::OnRoomStuck(SimClient* client, const DowngradeStuckEvent& e) {
     opt_props_->OnLocalAction(client->client_id());
     RoomAuthority* raw = room.room.get();
     if (!client->ConnectRoom(raw, [this, raw] { MaybeScheduleFlush(raw); }).ok()) return;
-    room_views_state_[{client->client_id(), key}].ghost_open = false;
     Count("action.room_stuck_reconnect");
+    ShadowSystemRetains(*client);
+    AfterRoomReconnect(client, raw);
   });
 }
 
+void Simulation::AfterRoomReconnect(SimClient* client, RoomAuthority* room) {
+  if (!room_view_plane_) return;
+  const std::string key(room->source_key());
+  // The reconnect cancelled a pending ghost (302 §4.2 connectSource): the views it held stay on
+  // the room's twins while their sub is back on the daemon, so the app upgrades the detail view
+  // into the room again (a retarget; the views stay swapped).
+  room_views_state_[{client->client_id(), key}].ghost_open = false;
+  const RemoteQuery q{"issueDetail", room->issue_id()};
+  for (const auto& [qid, view] : client->views()) {
+    if (view.first.Key() != q.Key() || !opt_props_->SwappedOnto(client->client_id(), qid, key)) {
+      continue;
+    }
+    Count("action.room_reupgrade");
+    RetargetIntoRoom(client, q, room->doc());
+    return;
+  }
+}
+
 bool Simulation::RoomViewsMoving(const SimClient& c) {
-  if (!c.retargeted().empty()) return true;
+  if (!c.retargeted().empty() || opt_props_->RoomBacked(c.client_id())) return true;
   for (const auto& [k, st] : room_views_state_) {
     if (k.first == c.client_id() && st.ghost_open) return true;
   }
   return false;
 }
 
+void Simulation::CheckGhostFences() {
+  for (const auto& [k, st] : room_views_state_) {
+    if (!st.ghost_open) continue;
+    const SimClient& c = *by_id_.at(k.first);
+    if (c.refused() || c.room_link(k.second) != nullptr || !c.backend().health().ok()) continue;
+    const SystemRecord& sys = system_record_[k.first];
+    auto released = sys.watermark_released.find(st.doc);
+    const int64_t mark = std::max(watermark_fed_[{k.first, st.doc}],
+                                  released == sys.watermark_released.end() ? 0 : released->second);
+    std::map<int64_t, std::optional<std::string>> swapped_to;
+    for (int64_t qid : opt_props_->SwappedViews(k.first, k.second)) {
+      // A view released since the shadow last synced its views (a release at the demote) is gone.
+      if (!c.views().contains(qid)) continue;
+      swapped_to[qid] = c.backend().SwappedTo(qid);
+    }
+    CheckNow("room-ghost-fence",
+             props::CheckGhostFence(k.first, k.second, mark, st.final_flush_seq,
+                                    c.backend().ghosts().contains(k.second), swapped_to));
+  }
+}
+
 void Simulation::RefreshRoomViewFlags() {
+  CheckGhostFences();
   for (size_t i = 0; i < clients_.size(); ++i) {
     const SimClient& c = *clients_[i];
     props::ClientState& s = world_.clients[i];

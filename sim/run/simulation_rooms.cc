@@ -188,6 +188,21 @@ std::map<std::string, std::pair<int64_t, size_t>> Simulation::ChannelMarks(const
 
 void Simulation::ShadowRoomFrame(const std::string& client, const std::string& key,
                                  const ServerFrame& f) {
+  if (room_view_plane_) {  // the room channel's shadow gate (optimistic_invariants_rooms.cc)
+    switch (f.kind) {
+      case ServerFrame::Kind::kWelcome:
+        opt_props_->OnRoomWelcome(client, key, f.boot_id);
+        break;
+      case ServerFrame::Kind::kData:
+        opt_props_->OnRoomData(client, key, f.qid, f.event);
+        break;
+      case ServerFrame::Kind::kProgress:
+        opt_props_->OnRoomProgress(client, key, f.cv_min);
+        break;
+      case ServerFrame::Kind::kOutcome:
+        break;
+    }
+  }
   RoomLmidShadow& s = room_lmid_[{client, key}];
   switch (f.kind) {
     case ServerFrame::Kind::kWelcome:
@@ -313,6 +328,7 @@ void Simulation::ActRoomConnect(const ScenarioAction& action, SimClient* client)
   }
   Count("action.room_connect");
   ShadowSystemRetains(*client);
+  AfterRoomReconnect(client, room);
   observer_->OnMark(client->client_id(), queue_.now_ms(), StrCat("room connect ", action.doc),
                     "action");
   PlanRoomViews(client, room);

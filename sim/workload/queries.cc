@@ -227,6 +227,18 @@ absl::StatusOr<Ast> IssueDetail(const json& args) {
   return a;
 }
 
+// The harness's context cover for a room-upgraded detail view (not an app query): the issue's
+// tags, whole rows — the one context table besides `user` issueDetail joins.
+absl::StatusOr<Ast> IssueTags(const json& args) {
+  if (!args.is_string() || args.get<std::string>().empty()) {
+    return BadArgs("issueTags", absl::StrCat("args must be the issue id string, got ", args.dump()));
+  }
+  Ast a = Table("tag");
+  a.where = Simple(SimpleOp::kEq, "issueId", args.get<std::string>());
+  a.order_by = {{"name", false}};
+  return a;
+}
+
 absl::StatusOr<Ast> RecentComments(const json& args) {
   if (absl::Status s = CheckKeys("recentComments", args, {"limit"}); !s.ok()) return s;
   absl::StatusOr<int64_t> limit = LimitArg("recentComments", args);
@@ -251,7 +263,8 @@ absl::Status NoArgs(absl::string_view query, const json& args) {
 }  // namespace
 
 std::vector<std::string> NamedQueryNames() {
-  return {"issueDetail", "issuesPage", "myIssues", "recentComments", "tagOptions", "users"};
+  return {"issueDetail", "issueTags", "issuesPage", "myIssues", "recentComments", "tagOptions",
+          "users"};
 }
 
 absl::StatusOr<Ast> BuildNamedQuery(const RemoteQuery& q, const QueryContext& ctx) {
@@ -272,6 +285,7 @@ absl::StatusOr<Ast> BuildNamedQuery(const RemoteQuery& q, const QueryContext& ct
     a.order_by = {{"name", false}};
     return a;
   }
+  if (q.name == "issueTags") return IssueTags(q.args);
   if (IsCatalogQueryName(q.name)) return BuildCatalogQuery(q);
   return absl::InvalidArgumentError(absl::StrCat("unknown named query \"", q.name, "\" (known: ",
                                                  absl::StrJoin(NamedQueryNames(), ", "), ")"));

@@ -12,6 +12,9 @@
 //                                args is the id string (or {"id": id})
 //   recentComments({limit})      comments createdAt desc, id asc + author + issue link
 //   tagOptions(null)             tag names by name;   users(null)   whole user table by name
+//   issueTags(id)                NOT an app query: the harness's context cover for a detail view
+//                                upgraded into a room (seed 002 302 §6.1) — the issue's tags,
+//                                whole rows, by name; never drawn by the workload
 //   <app-style catalog key>({literals}?)  a recorded catalog AST, literals substituted
 //                                (catalog.h: NOT EXISTS, IN, LIKE, cursors, IS NULL, related one())
 // The issue card (issuesPage, myIssues) selects id, ownerId, priority, status, title, updatedAt and
