@@ -217,7 +217,11 @@ class OptimisticInvariants {
   void OnRoomWelcome(const std::string& client, const std::string& key, int64_t boot_id);
   void OnRoomData(const std::string& client, const std::string& key, int64_t qid,
                   const NormalizedEvent& ev);
-  void OnRoomProgress(const std::string& client, const std::string& key, int64_t cv_min);
+  // Releases what the room channel's shadow gate holds up to `cv_min`. Returns the cvs of the
+  // lmid-stream frames released (empty: none) — nullopt when the harness does not model that
+  // gate (no room gate for `key`, or the client is unhealthy and out of the checks).
+  std::optional<std::set<int64_t>> OnRoomProgress(const std::string& client,
+                                                  const std::string& key, int64_t cv_min);
   // seed 002 302 dropGhost's last condition as the harness sees it: every view the harness
   // expects on `key`'s twins is fed by a sub back on the daemon whose snapshot released there.
   bool SwapBackReady(const std::string& client, const std::string& key);

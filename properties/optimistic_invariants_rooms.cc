@@ -118,15 +118,21 @@ void OptimisticInvariants::OnRoomData(const std::string& client, const std::stri
   }
 }
 
-void OptimisticInvariants::OnRoomProgress(const std::string& client, const std::string& key,
-                                          int64_t cv_min) {
+std::optional<std::set<int64_t>> OptimisticInvariants::OnRoomProgress(const std::string& client,
+                                                                      const std::string& key,
+                                                                      int64_t cv_min) {
   Client& c = At(client);
   auto g = c.room_gates.find(key);
-  if (c.backend == nullptr || !c.backend->health().ok() || g == c.room_gates.end()) return;
+  if (c.backend == nullptr || !c.backend->health().ok() || g == c.room_gates.end()) {
+    return std::nullopt;
+  }
+  std::set<int64_t> lmid_cvs;
   for (const GateModel::Frame& f : g->second.gate.Release(cv_min)) {
+    if (f.qid == kLmidQid) lmid_cvs.insert(f.cv);
     if (f.snapshot && f.qid != kLmidQid && c.subs.Hydrate(f.qid)) SwapViews(c, f.qid, key);
   }
   FlushCutover(c, key);
+  return lmid_cvs;
 }
 
 void OptimisticInvariants::SwapViews(Client& c, int64_t source_qid, const std::string& key) {

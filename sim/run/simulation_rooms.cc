@@ -188,6 +188,11 @@ std::map<std::string, std::pair<int64_t, size_t>> Simulation::ChannelMarks(const
 
 void Simulation::ShadowRoomFrame(const std::string& client, const std::string& key,
                                  const ServerFrame& f) {
+  // With the view plane on, the room channel's lmid frames are released by its shadow gate (a
+  // reconnect's fence holds them until the room subs' snapshots arrive — seed 658: the room's
+  // fresh-session lmid row at cv 1 waited behind issueDetail's resubscription while the cvMin 1
+  // progress came); without it the channel carries only the lmid stream and cvMin releases it.
+  std::optional<std::set<int64_t>> gate_released;
   if (room_view_plane_) {  // the room channel's shadow gate (optimistic_invariants_rooms.cc)
     switch (f.kind) {
       case ServerFrame::Kind::kWelcome:
@@ -197,7 +202,7 @@ void Simulation::ShadowRoomFrame(const std::string& client, const std::string& k
         opt_props_->OnRoomData(client, key, f.qid, f.event);
         break;
       case ServerFrame::Kind::kProgress:
-        opt_props_->OnRoomProgress(client, key, f.cv_min);
+        gate_released = opt_props_->OnRoomProgress(client, key, f.cv_min);
         break;
       case ServerFrame::Kind::kOutcome:
         break;
@@ -228,7 +233,7 @@ void Simulation::ShadowRoomFrame(const std::string& client, const std::string& k
         room_data_step_[client] = step_ + 1;  // the step being run (Run increments after it)
       }
       std::erase_if(s.buffered, [&](const std::pair<int64_t, int64_t>& b) {
-        if (b.first > f.cv_min) return false;
+        if (gate_released ? !gate_released->contains(b.first) : b.first > f.cv_min) return false;
         s.released = std::max(s.released, b.second);
         return true;
       });
