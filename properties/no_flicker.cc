@@ -40,7 +40,11 @@
 //     (seed 002 H-v, outcomes.h step 5) and the prediction returns (StepRecord::room_outcome_ids);
 //   * room data: the harness's shadow of a room channel released a data frame to this client this
 //     step (world.h room_data_released): its reconcile may swap views onto twins, apply a room
-//     batch to them, GC a retarget's old channel, or replay pending as a daemon release does.
+//     batch to them, GC a retarget's old channel, or replay pending as a daemon release does;
+//   * a swap-back: the harness expected this view to leave a demoted room's twins this step (its
+//     ghost-drop record, world.h room_swapped_back) and every row it changed now equals the fresh
+//     query over the client model — the plain tables hold what the twins did not (the daemon's
+//     later edits, a write the client made on the daemon while the ghost held).
 // A view that is new this step (a retain, a resubscribe's fresh qid) has no previous state. A
 // confirmation released ALONE for an applied mid explains nothing: the mid's effect travels in
 // data frames of the same cv, so if the view loses the prediction before they release, the user
@@ -50,7 +54,8 @@
 // from its invoke until a data frame or a later action supersedes it.
 // Counters (campaign summary): check.no_flicker.{changed_rows, local_exempt, data_exempt,
 // burnt_exempt, unshipped_exempt, reorder_snap_exempt,
-// unhydrated_exempt, dead_replay_exempt, room_reinvoke_exempt, room_data_exempt, view_opened} —
+// unhydrated_exempt, dead_replay_exempt, room_reinvoke_exempt, room_data_exempt, swap_back_exempt,
+// view_opened} —
 // how often each explanation was used.
 #include <map>
 #include <set>
@@ -194,6 +199,14 @@ class NoFlicker : public PropertyFamily {
         } else if (c.room_data_released) {
           // A room channel released data this step (the harness's shadow; see the header).
           ++(*counters)["check.no_flicker.room_data_exempt"];
+        } else if (c.room_swapped_back.contains(qid) &&
+                   SnapsToModel(w, c, view.second, prev->second.RowsIn(*w.client_schema), rows,
+                                step, /*after_release=*/false)) {
+          // A swap-back the harness expected this step (its ghost-drop record): the view left
+          // the room's twins — a stale follower's copy — for the plain tables, and every row it
+          // changed now equals the fresh query over the client model (seed 1789: the daemon
+          // held the later status and the room's flushed comments).
+          ++(*counters)["check.no_flicker.swap_back_exempt"];
         } else {
           return Violation{
               "no-flicker",
@@ -239,9 +252,11 @@ class NoFlicker : public PropertyFamily {
   // fresh query over the CLIENT MODEL's head (the harness record replayed in canonical order)
   // gives — the view moved to the expected state, never away from it. Rows holding an unsettled
   // room write are left out of that comparison (the model holds no room entries).
+  // `after_release`: only on a step that released something (a reconcile); false for a swap-back,
+  // which changes what a view reads without any release.
   bool SnapsToModel(const World& w, const ClientState& c, const Ast& ast, const Rows& before,
-                    const Rows& after, const StepRecord& step) const {
-    if (step.released.empty() && step.room_releases == 0) return false;
+                    const Rows& after, const StepRecord& step, bool after_release = true) const {
+    if (after_release && step.released.empty() && step.room_releases == 0) return false;
     absl::Status error;
     const ClientModel* model = inv_->Model(c.id, ViewInfosOf(c), *c.sent, &error);
     if (model == nullptr) return false;

@@ -226,7 +226,8 @@ class OptimisticInvariants {
   // expects on `key`'s twins is fed by a sub back on the daemon whose snapshot released there.
   bool SwapBackReady(const std::string& client, const std::string& key);
   // The harness expects the ghost of `key` to have dropped: its views read plain tables again.
-  void OnGhostDrop(const std::string& client, const std::string& key);
+  // Returns the views it expected on `key`'s twins (they swap back to the plain tables now).
+  std::set<int64_t> OnGhostDrop(const std::string& client, const std::string& key);
   // Whether the harness expects some view of `client` on a room's twins, or some retarget of it
   // awaits its cutover (the single-plane client model cannot predict the client then).
   bool RoomBacked(const std::string& client) {

@@ -153,8 +153,15 @@ bool OptimisticInvariants::SwapBackReady(const std::string& client, const std::s
   return true;
 }
 
-void OptimisticInvariants::OnGhostDrop(const std::string& client, const std::string& key) {
-  std::erase_if(At(client).swapped, [&](const auto& e) { return e.second == key; });
+std::set<int64_t> OptimisticInvariants::OnGhostDrop(const std::string& client,
+                                                    const std::string& key) {
+  std::set<int64_t> back;
+  std::erase_if(At(client).swapped, [&](const auto& e) {
+    if (e.second != key) return false;
+    back.insert(e.first);
+    return true;
+  });
+  return back;
 }
 
 }  // namespace rindle::props

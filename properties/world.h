@@ -126,10 +126,13 @@ struct ClientState {
   // onto a room, a demoted room whose ghost the harness has not seen fenced, or had one in the
   // previous step (the model families skip it as for room_flux: the single-plane model holds no
   // twins); room_data_released — the harness's shadow of a room channel released a data frame
-  // to this client this step (a swap-in, a room batch or a retarget GC may follow).
+  // to this client this step (a swap-in, a room batch or a retarget GC may follow);
+  // room_swapped_back — the views the harness expected to swap back from a room's twins this
+  // step (its ghost-drop record: fence met, no sent room mid unresolved, feeders re-hydrated).
   const std::map<std::string, std::string>* room_retargeted = nullptr;
   bool room_views_moving = false;
   bool room_data_released = false;
+  std::set<int64_t> room_swapped_back;
   // System streams (issue 12), the harness's record from the shadow gate (what the daemon's
   // frames carried and the gate released, never the client's folds): per (room key, mid) how
   // many of this client's outcome rows the client's system subs released; per room key the

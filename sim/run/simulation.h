@@ -237,6 +237,8 @@ class Simulation {
   std::map<std::pair<std::string, std::string>, RoomViewState> room_views_state_;
   std::map<std::pair<std::string, std::string>, int64_t> watermark_fed_;  // (client, doc) → seq
   std::map<std::string, int64_t> room_data_step_;  // client → last step a room data release
+  // client → (the last step the harness expected a ghost drop, the views it swapped back then)
+  std::map<std::string, std::pair<int64_t, std::set<int64_t>>> room_swap_back_;
   std::map<std::string, bool> room_moving_prev_;
   std::set<std::pair<std::string, std::string>> context_covered_;  // (client, cover query key)
   void PlanRoomViews(SimClient* client, RoomAuthority* room);

@@ -193,7 +193,10 @@ void Simulation::FeedWatermarks(SimClient* client) {
     if (fed >= st.final_flush_seq && UnresolvedRoomMids(*client, k.second).empty() &&
         opt_props_->SwapBackReady(id, k.second)) {
       st.ghost_open = false;
-      opt_props_->OnGhostDrop(id, k.second);
+      auto& [step, qids] = room_swap_back_[id];
+      if (step != step_ + 1) qids.clear();
+      step = step_ + 1;  // the step being run (Run increments after it)
+      qids.merge(opt_props_->OnGhostDrop(id, k.second));
       Count("room.ghost_drop_expected");
     }
   }
@@ -313,6 +316,11 @@ void Simulation::RefreshRoomViewFlags() {
     }
     auto d = room_data_step_.find(c.client_id());
     s.room_data_released = d != room_data_step_.end() && d->second == step_;
+    auto back = room_swap_back_.find(c.client_id());
+    s.room_swapped_back.clear();
+    if (back != room_swap_back_.end() && back->second.first == step_) {
+      s.room_swapped_back = back->second.second;
+    }
   }
 }
 
