@@ -279,7 +279,9 @@ bool DaemonAuthority::ApplyRoomFlush(const RoomFlush& flush) {
   ++cv_;
   rec.cv = cv_;
   rec.boot = boot_id_;
-  flush_rows_[{room, mid}] = flush;
+  // Only the lifecycle part: the writes replay from the log entry's args.
+  RoomFlush lifecycle{flush.doc, flush.flush_seq, {}, flush.ledger, flush.outcomes, {}};
+  flush_rows_[{room, mid}] = std::move(lifecycle);
   log_.push_back(std::move(rec));
   subs_.Publish(*committed, cv_);
   subs_.SendProgress(cv_);

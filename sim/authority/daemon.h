@@ -181,7 +181,7 @@ class DaemonAuthority : public AuthorityEndpoint {
   std::map<std::string, std::vector<RowValues>> seed_rows_;  // a rollback rebuilds from them
   // Each logged flush's lifecycle rows, by its log entry (room key, logged mid): a rollback's
   // backup holds the lifecycle rows as of its last kept flush (older watermark, ledger and
-  // outcome rows), not none.
+  // outcome rows), not none. Lifecycle part only (`writes` and `records` empty).
   std::map<std::pair<std::string, int64_t>, RoomFlush> flush_rows_;
   absl::Status health_;
   const std::set<std::string> no_local_tables_;
