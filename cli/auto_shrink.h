@@ -49,7 +49,7 @@ struct AutoShrinkOptions {
   std::string corpus_dir = "corpus";  // files go to <corpus_dir>/pending/
   int jobs = 1;                       // shrinks at a time (>= 1)
   bool swarm = true;
-  bool room_views = false;            // --room-views on (generation mode, as the campaign ran)
+  bool room_views = true;             // --room-views (generation mode, as the campaign ran)
   bool merge = false;                 // --target merge: shrink the merge target's scenario
   int64_t max_steps = 0;              // the campaign's per-run budget (0 = default)
   int64_t time_budget_ms = 60000;     // per group

@@ -62,7 +62,7 @@ struct CampaignOptions {
   bool quiet = false;     // no progress line
   std::optional<int64_t> time_budget_ms;
   bool swarm = true;                     // swarm testing (swarm.h); false: the default mix
-  bool room_views = false;               // --room-views on: scenarios drive the room view plane
+  bool room_views = true;                // --room-views (default on): scenarios drive the room view plane
   bool resume = false;                   // skip seeds the results file already holds
   std::string junit_path;                // "" = no JUnit file
   uint32_t determinism_per_million = 50000;  // share of seeds run twice (default 5%)

@@ -52,7 +52,7 @@ Options:
                    their rates (default on); off runs the default mix
   --room-views on|off
                    on: every seed's scenario drives the rooms' view plane (retarget into
-                   rooms, late joins, demotes; config.room_views); default off
+                   rooms, late joins, demotes; config.room_views); default on
   --resume         continue a killed campaign: seeds already in the results file are not
                    run again (and their results are kept); a torn last line is cut off
                    (that seed runs again); a file made under other --max-steps/--swarm/
@@ -78,7 +78,7 @@ Options:
 
 Failing seeds are printed as they are found, with the command that reproduces them:
   seed=<n> property=<name> step=<k> <message>
-    reproduce: rindle-sim run --seed <n> [--max-steps K] [--swarm off] [--room-views on]
+    reproduce: rindle-sim run --seed <n> [--max-steps K] [--swarm off] [--room-views off]
 A crashed run (e.g. a failed CHECK) fails its seed with property `crash`, the CHECK message
 as its message; a worker killed from outside (kill -9) has its seed run once more first. The
 campaign goes on.
@@ -101,7 +101,7 @@ Options:
   --swarm on|off         with --seed: swarm testing (each seed draws which action and
                          fault kinds are on, and their rates; default on) or the default mix
   --room-views on|off    with --seed: the generated scenario drives the rooms' view plane
-                         (config.room_views; default off); a scenario file carries its own
+                         (config.room_views; default on); a scenario file carries its own
   --trace FILE           write the full trace, one JSON object per line: every action,
                          frame, push, ack, injected fault (with its parameters) and applied
                          write; rows appear as hashes (what the digest covers) and, in a
@@ -132,7 +132,7 @@ Usage:
 
 Options:
   --seed S          generate seed S's scenario (with --swarm on|off, default on, and
-                    --room-views on|off, default off) and shrink it
+                    --room-views on|off, default on) and shrink it
   --scenario FILE   shrink a saved scenario (rindle-scenario/2, or a /1 seed-only file)
   --max-runs N      at most N simulation runs (default 2000)
   --time BUDGET     wall-clock budget (60, 60s, 5m; default 60s)

@@ -99,7 +99,7 @@ nlohmann::json RunFlagsToJson(const RunFlags& flags) {
   nlohmann::json j = {{"max_steps", flags.max_steps > 0 ? flags.max_steps : RunOptions{}.max_steps},
                       {"swarm", flags.swarm}};
   if (flags.target != "client") j["target"] = flags.target;
-  if (flags.room_views) j["room_views"] = true;
+  j["room_views"] = flags.room_views;
   return j;
 }
 
@@ -112,7 +112,7 @@ std::string ReproduceCommand(const std::string& seed, const RunFlags& flags) {
   if (flags.target != "client") absl::StrAppend(&cmd, " --target ", flags.target);
   if (flags.max_steps > 0) absl::StrAppend(&cmd, " --max-steps ", flags.max_steps);
   if (!flags.swarm) absl::StrAppend(&cmd, " --swarm off");
-  if (flags.room_views) absl::StrAppend(&cmd, " --room-views on");
+  if (!flags.room_views) absl::StrAppend(&cmd, " --room-views off");
   return cmd;
 }
 

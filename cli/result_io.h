@@ -37,13 +37,14 @@ struct RunFlags {
   int64_t max_steps = 0;  // 0: RunOptions' default (not given on the command line)
   bool swarm = true;
   std::string target = "client";  // "merge": `--target merge` (kept out of the header otherwise)
-  bool room_views = false;  // `--room-views on` (in the header and repro lines only when on)
+  bool room_views = true;  // `--room-views` (default on; the repro line names it only when off)
 };
 
-// {"max_steps": <effective budget>, "swarm": <bool>} (+ "room_views": true when on).
+// {"max_steps": <effective budget>, "swarm": <bool>, "room_views": <bool>}. A header written
+// before the view plane was the default has no "room_views": it ran with the plane off.
 nlohmann::json RunFlagsToJson(const RunFlags& flags);
 
-// "rindle-sim run --seed <seed> [--max-steps K] [--swarm off] [--room-views on]"; the text overload takes a
+// "rindle-sim run --seed <seed> [--max-steps K] [--swarm off] [--room-views off]"; the text overload takes a
 // placeholder such as "N".
 std::string ReproduceCommand(uint64_t seed, const RunFlags& flags);
 std::string ReproduceCommand(const std::string& seed, const RunFlags& flags);

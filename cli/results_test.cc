@@ -88,15 +88,16 @@ TEST(ResultsTest, PrintedReproduceCommandReproducesTheFailure) {
   EXPECT_EQ(checked, 2) << o.output;
 }
 
-// `--room-views on` is a scenario property, not the environment: it reaches the generated
+// `--room-views` is a scenario property, not the environment: it reaches the generated
 // scenario (config.room_views), the results header, the printed reproduce command (which then
-// fails the same way) and a resume under the other setting is refused. Off (the default), the
-// emitted scenario has no room_views and `run --seed 7` keeps its digest. Before: only
-// RINDLE_SIM_ROOM_VIEWS in the environment turned the plane on, and no command showed it.
+// fails the same way) and a resume under the other setting is refused. On is the default (the
+// emitted scenario says so and `run --seed 7` gives `--room-views on`'s digest); off, the emitted
+// scenario has no room_views. Before: only RINDLE_SIM_ROOM_VIEWS in the environment turned the
+// plane on, and no command showed it.
 TEST(ResultsTest, RoomViewsFlagReachesTheScenarioAndTheReproduceCommand) {
   const std::string dir = TestDir();
   const std::string out = dir + "/r.jsonl";
-  Outcome o = RunCli("fuzz --seeds 5..5 --max-steps 300 --room-views on --quiet "
+  Outcome o = RunCli("fuzz --seeds 5..5 --max-steps 300 --room-views off --quiet "
                      "--determinism-check 0 --out '" + out + "'");
   ASSERT_EQ(o.exit_code, 1) << o.output;
   std::smatch m;
@@ -104,30 +105,34 @@ TEST(ResultsTest, RoomViewsFlagReachesTheScenarioAndTheReproduceCommand) {
       R"(seed=5 property=(\S+) step=(\d+)[^\n]*\n  reproduce: (rindle-sim run [^\n]*)\n)")))
       << o.output;
   const std::string property = m[1], step = m[2], cmd = m[3];
-  EXPECT_EQ(cmd, "rindle-sim run --seed 5 --max-steps 300 --room-views on");
+  EXPECT_EQ(cmd, "rindle-sim run --seed 5 --max-steps 300 --room-views off");
   Outcome again = RunCli(cmd.substr(std::string("rindle-sim ").size()));
   EXPECT_EQ(again.exit_code, 1) << again.output;
   EXPECT_TRUE(Contains(again.output, "property=" + property + " step=" + step)) << again.output;
-  EXPECT_TRUE(Contains(again.output, "room_views.enabled")) << again.output;
+  EXPECT_FALSE(Contains(again.output, "room_views.enabled")) << again.output;
   const nlohmann::json header = nlohmann::json::parse(Lines(ReadFile(out))[0]);
-  EXPECT_EQ(header["options"]["room_views"], true) << header.dump();
+  EXPECT_EQ(header["options"]["room_views"], false) << header.dump();
   Outcome resume = RunCli("fuzz --seeds 5..6 --max-steps 300 --quiet --resume --out '" + out +
                           "'");
   EXPECT_EQ(resume.exit_code, 2) << resume.output;
-  EXPECT_TRUE(Contains(resume.output, "--room-views: the file has true, this campaign nothing"))
+  EXPECT_TRUE(Contains(resume.output, "--room-views: the file has false, this campaign true"))
       << resume.output;
 
   const std::string on_file = dir + "/on.json", off_file = dir + "/off.json";
   ASSERT_NE(RunCli("run --seed 7 --room-views on --emit-scenario '" + on_file + "'").exit_code, 2);
   EXPECT_EQ(nlohmann::json::parse(ReadFile(on_file))["config"]["room_views"], true);
-  Outcome off = RunCli("run --seed 7 --emit-scenario '" + off_file + "'");
+  Outcome off = RunCli("run --seed 7 --room-views off --emit-scenario '" + off_file + "'");
   EXPECT_FALSE(nlohmann::json::parse(ReadFile(off_file))["config"].contains("room_views"));
   EXPECT_FALSE(Contains(off.output, "room_views.enabled")) << off.output;
-  Outcome explicit_off = RunCli("run --seed 7 --room-views off");
+  const std::string default_file = dir + "/default.json";
+  Outcome by_default = RunCli("run --seed 7 --emit-scenario '" + default_file + "'");
+  EXPECT_EQ(nlohmann::json::parse(ReadFile(default_file))["config"]["room_views"], true);
+  EXPECT_TRUE(Contains(by_default.output, "room_views.enabled")) << by_default.output;
+  Outcome explicit_on = RunCli("run --seed 7 --room-views on");
   const std::regex digest_re("digest=([0-9a-f]{16})");
   std::smatch a, b;
-  ASSERT_TRUE(std::regex_search(off.output, a, digest_re)) << off.output;
-  ASSERT_TRUE(std::regex_search(explicit_off.output, b, digest_re)) << explicit_off.output;
+  ASSERT_TRUE(std::regex_search(by_default.output, a, digest_re)) << by_default.output;
+  ASSERT_TRUE(std::regex_search(explicit_on.output, b, digest_re)) << explicit_on.output;
   EXPECT_EQ(a[1], b[1]);
   EXPECT_EQ(RunCli("run --seed 7 --room-views maybe").exit_code, 2);
   EXPECT_EQ(RunCli("shrink --seed 7 --room-views maybe").exit_code, 2);
@@ -151,7 +156,7 @@ TEST(ResultsTest, ResultsFileRecordsOptionsAndResumeRefusesOtherOptions) {
                        "rindle-sim " + header["version"].get<std::string>() + " (commit " +
                            header["commit"].get<std::string>() + ")"));
   EXPECT_TRUE(header["commit"].is_string());
-  const nlohmann::json options = {{"max_steps", 5000}, {"swarm", true}};
+  const nlohmann::json options = {{"max_steps", 5000}, {"room_views", true}, {"swarm", true}};
   EXPECT_EQ(header["options"], options);
   for (size_t i = 1; i < lines.size(); ++i) {
     EXPECT_EQ(nlohmann::json::parse(lines[i])["options"], options) << lines[i];

@@ -238,6 +238,7 @@ int RunCommand(const std::vector<std::string>& args) {
   if (!target.ok()) return Usage("run", std::string(target.status().message()));
   if (*target == "merge") return RunMergeTarget(*parsed);
   RunOptions options;
+  options.room_views = true;  // the CLI's default mix drives the room view plane (--room-views off)
   Scenario scenario;
   if (auto code = ReadScenario(*parsed, options, scenario)) return *code;
   std::vector<PendingOutput> pending;

@@ -19,7 +19,7 @@ struct ShrinkCommandOptions {
   std::optional<uint64_t> seed;
   std::string scenario_path;      // when no seed
   bool swarm = true;              // with seed: generation mode
-  bool room_views = false;        // with seed: generated config.room_views (`--room-views on`)
+  bool room_views = true;         // with seed: generated config.room_views (`--room-views`, default on)
   int64_t max_runs = 2000;
   int64_t time_budget_ms = 60000;
   std::string out_path;           // "" = <corpus_dir>/seed-<S>-<property>.json

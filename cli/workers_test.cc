@@ -50,15 +50,15 @@ int CountLines(const std::string& path, const std::string& needle) {
 }
 
 // Before: the timeout message's command to stop before the hang left out the campaign's own
-// options (`--swarm off`, `--room-views on`), so it ran another scenario than the one that hung.
+// options (`--swarm off`, `--room-views off`), so it ran another scenario than the one that hung.
 TEST(WorkersTest, TheStopBeforeTheHangCommandCarriesTheCampaignsOptions) {
   const std::string dir = Dir();
   const std::string knobs = "RINDLE_SIM_TEST_HANG_AT_STEP=30:2 TMPDIR='" + dir + "/tmp'";
-  Outcome o = RunWithEnv(knobs, "fuzz --seeds 2..2 --swarm off --room-views on --seed-timeout 8s "
+  Outcome o = RunWithEnv(knobs, "fuzz --seeds 2..2 --swarm off --room-views off --seed-timeout 8s "
                                 "--quiet --out '" + dir + "/r.jsonl'");
   EXPECT_EQ(o.exit_code, 1) << o.output;
   EXPECT_TRUE(Contains(o.output, "in step 30 (run `rindle-sim run --seed 2 --max-steps 30 "
-                                 "--swarm off --room-views on`"))
+                                 "--swarm off --room-views off`"))
       << o.output;
 }
 
