@@ -39,6 +39,9 @@
 // passes the armed outcome faults (lost / duplicated / re-sent behind the lmid release). After a
 // push the room handled, a flush to the daemon is scheduled (one pending per room) after a lag
 // drawn per flush from Rng fork "flush/<doc>/<seq>" (long while a flush_lag window is open).
+// simulation_rooms.cc holds the rooms, their frames, actions and faults;
+// simulation_system_record.cc the record of what the outcome frames and system streams released
+// and the deal record of each deopt's daemon push; simulation_room_views.cc the room view plane.
 // Scheduling order at equal virtual times: actions (file order), faults (file order), heal.
 #pragma once
 
