@@ -45,6 +45,9 @@
 //     ghost-drop record, world.h room_swapped_back) and every row it changed now equals the fresh
 //     query over the client model — the plain tables hold what the twins did not (the daemon's
 //     later edits, a write the client made on the daemon while the ghost held).
+// Inside a step that swapped a view (a swap-in, a late join, a swap-back), every state the view
+// passed through from the swap on is checked too: a row with the same image before and after the
+// step that showed another image (or none) in between flashed (swap_steps counts those steps).
 // A view that is new this step (a retain, a resubscribe's fresh qid) has no previous state. A
 // confirmation released ALONE for an applied mid explains nothing: the mid's effect travels in
 // data frames of the same cv, so if the view loses the prediction before they release, the user
@@ -55,7 +58,7 @@
 // Counters (campaign summary): check.no_flicker.{changed_rows, local_exempt, data_exempt,
 // burnt_exempt, unshipped_exempt, reorder_snap_exempt,
 // unhydrated_exempt, dead_replay_exempt, room_reinvoke_exempt, room_data_exempt, swap_back_exempt,
-// view_opened} —
+// view_opened, swap_steps} —
 // how often each explanation was used.
 #include <map>
 #include <set>
@@ -157,6 +160,12 @@ class NoFlicker : public PropertyFamily {
       if (v == nullptr) continue;  // view==fresh reports it
       Seen seen{v->Tree(), view.second.table, std::nullopt};
       auto prev = s.views.find(qid);
+      if (prev != s.views.end() && prev->second.table == seen.table) {
+        if (auto flash = SwapFlash(w, c, qid, prev->second, seen, counters)) {
+          return Violation{"no-flicker", StrCat(c.id, " view ", qid, " (", view.first.name,
+                                                "): ", *flash)};
+        }
+      }
       if (prev != s.views.end() && prev->second.table == seen.table &&
           TreesSame(prev->second.tree, seen.tree)) {
         now[qid] = std::move(prev->second);  // same tree, same rows: nothing lost
@@ -244,6 +253,36 @@ class NoFlicker : public PropertyFamily {
     int64_t confirmed = 0;  // highest mid a released lmid frame confirmed
     std::map<int64_t, std::set<std::string>> pending;  // the model's pending mids → tables
   };
+
+  // A flash inside one step (302 §4: a swap is ONE transition, after the reconcile folded the
+  // room's snapshot): a row the view showed with the same image before and after the step must
+  // show that image in every state the view passed through from its first swap on
+  // (ClientState::swap_states: the backend's swap and batch observers).
+  std::optional<std::string> SwapFlash(const World& w, const ClientState& c, int64_t qid,
+                                       Seen& before, Seen& after, StepCounters* counters) const {
+    if (c.swap_states == nullptr) return std::nullopt;
+    auto states = c.swap_states->find(qid);
+    if (states == c.swap_states->end()) return std::nullopt;
+    ++(*counters)["check.no_flicker.swap_steps"];
+    const Rows& start = before.RowsIn(*w.client_schema);
+    const Rows& end = after.RowsIn(*w.client_schema);
+    Ast root;
+    root.table = after.table;
+    for (size_t i = 0; i < states->second.size(); ++i) {
+      const Rows mid = RowsOf(states->second[i], root, *w.client_schema);
+      for (const auto& [key, image] : start) {
+        auto last = end.find(key);
+        if (last == end.end() || last->second != image) continue;  // a real change: not a flash
+        auto shown = mid.find(key);
+        if (shown != mid.end() && shown->second == image) continue;
+        return StrCat("row ", key, " was ", image, " before and after this step but showed ",
+                      shown == mid.end() ? std::string("nothing") : shown->second,
+                      " in between (state ", i + 1, " of ", states->second.size(),
+                      " after a swap inside the step)");
+      }
+    }
+    return std::nullopt;
+  }
 
   // The §4.2 reorder snap: an open fold that a later write overtook (deferAcrossWrites, a
   // read-only overlap) applied before it in head, and the next reconcile replays it after, so

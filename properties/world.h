@@ -133,6 +133,9 @@ struct ClientState {
   bool room_views_moving = false;
   bool room_data_released = false;
   std::set<int64_t> room_swapped_back;
+  // What each view showed inside this step from its first swap on (a state after each swap and
+  // after each later batch into it); empty for a view no swap touched this step.
+  const std::map<int64_t, std::vector<std::vector<TreeNode>>>* swap_states = nullptr;
   // System streams (issue 12), the harness's record from the shadow gate (what the daemon's
   // frames carried and the gate released, never the client's folds): per (room key, mid) how
   // many of this client's outcome rows the client's system subs released; per room key the

@@ -195,6 +195,14 @@ class SimClient : public OptimisticSource {
     on_room_channel_ = std::move(h);
   }
   int64_t context_joins_seen() const { return context_joins_seen_; }
+  // What a view showed inside the current step from its first swap on (the backend's swap and
+  // batch observers: the user's screen, not its bookkeeping) — each state after a swap, and after
+  // every later batch into that view; no-flicker checks them for a flash inside one release.
+  // BeginStep clears it.
+  const std::map<int64_t, std::vector<std::vector<TreeNode>>>& swap_states() const {
+    return swap_states_;
+  }
+  void BeginStep() { swap_states_.clear(); }
   // Mirrors room_counters() into the run's counters (client.room.*) as they move.
   void SyncRoomCounters();
 
@@ -328,6 +336,7 @@ class SimClient : public OptimisticSource {
   std::function<void(const RemoteQuery&, const std::string&)> on_retargeted_;
   std::function<void(const std::string&, bool)> on_room_channel_;
   int64_t context_joins_seen_ = 0;
+  std::map<int64_t, std::vector<std::vector<TreeNode>>> swap_states_;
   std::map<std::string, int64_t> seen_room_counters_;
   std::map<int64_t, SystemRetain> system_retains_;
   std::set<std::pair<std::string, std::string>> system_retained_;  // (table, doc)

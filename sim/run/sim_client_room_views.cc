@@ -14,6 +14,14 @@ void SimClient::InstallRoomViewObservers() {
     TraceLine({{"ev", "downgrade_stuck"}, {"room", e.source_key}, {"mids", e.mids}});
     if (on_stuck_) on_stuck_(e);
   });
+  backend_->SetSwapObserver([this](int64_t qid) {
+    if (const ResultView* v = backend_->View(qid)) swap_states_[qid].push_back(v->Tree());
+  });
+  backend_->SetBatchObserver([this](const QueryBatch& b, bool) {
+    auto it = swap_states_.find(b.query_id);
+    if (it == swap_states_.end()) return;  // no swap of this view this step: nothing to record
+    if (const ResultView* v = backend_->View(b.query_id)) it->second.push_back(v->Tree());
+  });
   backend_->SetRoomContextJoinObserver([this](const RoomContextJoinEvent& e) {
     ++context_joins_seen_;
     TraceLine({{"ev", "context_join"}, {"room", e.source_key}, {"query", e.name},

@@ -173,6 +173,7 @@ void Simulation::BuildWorld() {
     s.local_rows = &c->local_rows();
     s.room_carried = &c->room_carried();
     s.room_retargeted = &c->retargeted();
+    s.swap_states = &c->swap_states();
     s.rejections = &c->rejections();
     s.outcomes_delivered = &c->outcomes_delivered();
     SystemRecord& sys = system_record_[c->client_id()];
@@ -596,6 +597,7 @@ RunResult Simulation::Run() {
   for (;;) {
     if (options_.progress != nullptr) options_.progress->store(step_ + 1, std::memory_order_relaxed);
     opt_props_->BeginStep();  // the tap's step record (no-flicker, cv-promise)
+    for (auto& c : clients_) c->BeginStep();  // the views' states inside the step (swaps)
     if (!result_.ok || !queue_.RunNext()) break;
     ++step_;
     observer_->OnStep(*daemon_, queue_.now_ms());
