@@ -25,12 +25,20 @@ MaybeViolation CheckRoomContextUntouched(const std::string& client, const std::s
 }
 
 MaybeViolation CheckGhostFence(const std::string& client, const std::string& key, int64_t mark,
-                               int64_t final_flush_seq, bool ghost_held,
+                               int64_t final_flush_seq, const std::set<int64_t>& unresolved,
+                               bool ghost_held,
                                const std::map<int64_t, std::optional<std::string>>& swapped_to) {
-  if (mark >= final_flush_seq) return std::nullopt;
-  const std::string why = StrCat(" although the fence is not met (the harness released or fed "
-                                 "flush_seq ", mark, ", the demote's final flush is ",
-                                 final_flush_seq, ")");
+  if (mark >= final_flush_seq && unresolved.empty()) return std::nullopt;
+  std::string why;
+  if (mark < final_flush_seq) {
+    why = StrCat(" although the fence is not met (the harness released or fed flush_seq ", mark,
+                 ", the demote's final flush is ", final_flush_seq, ")");
+  } else {
+    std::string mids;
+    for (int64_t m : unresolved) mids += StrCat(mids.empty() ? "" : ",", m);
+    why = StrCat(" although sent room mids ", mids,
+                 " are unresolved (a stuck ghost holds: no timeout retire)");
+  }
   if (!ghost_held) {
     return Violation{"room-ghost-fence", StrCat(client, ": the ghost of ", key, " is gone", why)};
   }

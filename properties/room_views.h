@@ -16,9 +16,12 @@
 //   room-ghost-fence    while the harness's record says a ghost's fence is not met — the highest
 //                       flush_seq it released or fed to the client for the doc (the watermark
 //                       system stream, its own watermark feed) is below the demote's
-//                       final_flush_seq — the client still holds that ghost and every view the
-//                       harness expects on the room's twins still reads them (302 §4.2: swapping
-//                       back earlier shows the follower's pre-flush images).
+//                       final_flush_seq — or while a room mid the client sent is unresolved in
+//                       the harness's record (no released confirmation, no handled deopt: a
+//                       stuck ghost holds, never a timeout retire) — the client still holds that
+//                       ghost and every view the harness expects on the room's twins still reads
+//                       them (302 §4.2: swapping back earlier shows the follower's pre-flush
+//                       images, or loses the unresolved writes).
 // Expectations come from the harness's records only; the event itself is what is checked.
 #pragma once
 
@@ -37,10 +40,14 @@ namespace rindle::props {
 MaybeViolation CheckRoomContextUntouched(const std::string& client, const std::string& key,
                                          const PlainTables& before, const PlainTables& after);
 
-// `mark`: the harness's watermark record for the ghost's doc; `swapped_to`: per view the harness
-// expects on `key`'s twins, the room the backend reports it reads (nullopt: plain tables).
+// `mark`: the harness's watermark record for the ghost's doc; `unresolved`: the sent room-domain
+// mids the harness's record holds unresolved (no released confirmation, no handled deopt);
+// `swapped_to`: per view the harness expects on `key`'s twins, the room the backend reports it
+// reads (nullopt: plain tables). Below the fence, or with a sent room mid unresolved (a stuck
+// ghost holds: never a timeout retire, 302 §4.2 / §7.5 rule 2), the ghost and those views hold.
 MaybeViolation CheckGhostFence(const std::string& client, const std::string& key, int64_t mark,
-                               int64_t final_flush_seq, bool ghost_held,
+                               int64_t final_flush_seq, const std::set<int64_t>& unresolved,
+                               bool ghost_held,
                                const std::map<int64_t, std::optional<std::string>>& swapped_to);
 
 // `fired_before`: how many stuck events this ghost already fired (before this one).

@@ -30,16 +30,30 @@ TEST(RoomContextUntouchedTest, AllowsRemovalsRefusesAddsAndEdits) {
 
 TEST(GhostFenceTest, BelowTheFenceTheGhostAndItsSwappedViewsHold) {
   const std::string key = "room:issue:i1";
-  EXPECT_FALSE(CheckGhostFence("c0", key, 1, 2, true, {{5, key}, {6, key}}));
-  auto early = CheckGhostFence("c0", key, 1, 2, true, {{5, key}, {6, std::nullopt}});
+  EXPECT_FALSE(CheckGhostFence("c0", key, 1, 2, {}, true, {{5, key}, {6, key}}));
+  auto early = CheckGhostFence("c0", key, 1, 2, {}, true, {{5, key}, {6, std::nullopt}});
   ASSERT_TRUE(early);
   EXPECT_EQ(early->property, "room-ghost-fence");
   EXPECT_NE(early->message.find("view 6 swapped back"), std::string::npos) << early->message;
-  auto gone = CheckGhostFence("c0", key, 0, 2, false, {});
+  auto gone = CheckGhostFence("c0", key, 0, 2, {}, false, {});
   ASSERT_TRUE(gone);
   EXPECT_NE(gone->message.find("is gone"), std::string::npos) << gone->message;
   // The fence met: the client may drop the ghost and swap back.
-  EXPECT_FALSE(CheckGhostFence("c0", key, 2, 2, false, {{5, std::nullopt}}));
+  EXPECT_FALSE(CheckGhostFence("c0", key, 2, 2, {}, false, {{5, std::nullopt}}));
+}
+
+// The fence met but a sent room mid unresolved: a stuck ghost holds (no timeout retire).
+TEST(GhostFenceTest, AStuckGhostHoldsWhileASentRoomMidIsUnresolved) {
+  const std::string key = "room:issue:i1";
+  EXPECT_FALSE(CheckGhostFence("c0", key, 2, 2, {3}, true, {{5, key}}));
+  auto dropped = CheckGhostFence("c0", key, 2, 2, {3, 4}, false, {});
+  ASSERT_TRUE(dropped);
+  EXPECT_NE(dropped->message.find("is gone although sent room mids 3,4 are unresolved"),
+            std::string::npos)
+      << dropped->message;
+  auto back = CheckGhostFence("c0", key, 5, 2, {3}, true, {{5, std::nullopt}});
+  ASSERT_TRUE(back);
+  EXPECT_NE(back->message.find("view 5 swapped back"), std::string::npos) << back->message;
 }
 
 TEST(StuckEventTest, OncePerGhostNamingExactlyTheUnresolvedMids) {

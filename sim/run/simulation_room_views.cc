@@ -295,8 +295,20 @@ void Simulation::CheckGhostFences() {
       if (!c.views().contains(qid)) continue;
       swapped_to[qid] = c.backend().SwappedTo(qid);
     }
+    // An unresolved mid the client no longer lists was dropped by a failed replay (seed 002: a
+    // re-invocation that fails on the new base is dead — an addComment whose issue another client
+    // deleted): it no longer holds the ghost. The one fact read from the backend here — the
+    // single-domain client model cannot replay room entries (README "Not yet", as room-deopt-seq).
+    std::set<int64_t> unresolved = UnresolvedRoomMids(c, k.second);
+    std::set<int64_t> listed;
+    for (const PendingMutation& p : c.backend().pending()) {
+      if (p.mid && p.domain == k.second) listed.insert(*p.mid);
+    }
+    const size_t before = unresolved.size();
+    std::erase_if(unresolved, [&](int64_t mid) { return !listed.contains(mid); });
+    if (unresolved.size() < before) Count("check.room_ghost_fence.dropped_unverified");
     CheckNow("room-ghost-fence",
-             props::CheckGhostFence(k.first, k.second, mark, st.final_flush_seq,
+             props::CheckGhostFence(k.first, k.second, mark, st.final_flush_seq, unresolved,
                                     c.backend().ghosts().contains(k.second), swapped_to));
   }
 }
