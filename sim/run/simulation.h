@@ -255,6 +255,10 @@ class Simulation {
   // The harness's record: mids first sent on `c`'s links to `key`, not yet resolved (the room
   // lmid the shadow saw released, or an outcome frame delivered).
   std::set<int64_t> UnresolvedRoomMids(const SimClient& c, const std::string& key);
+  // UnresolvedRoomMids less the mids the client no longer lists (a failed replay dropped them:
+  // counted check.room_ghost_fence.dropped_unverified) — what holds a ghost and what a stuck
+  // event must name.
+  std::set<int64_t> HoldingRoomMids(const SimClient& c, const std::string& key);
   bool RoomViewsMoving(const SimClient& c);
   // After `client` reconnected `room` (a scenario connect or the stuck recovery): a pending ghost
   // is cancelled, and views the harness expects on the room's twins are upgraded back into it.

@@ -190,7 +190,7 @@ void Simulation::FeedWatermarks(SimClient* client) {
     // The harness's view of seed 002 302 dropGhost: the fence is met, no sent room mid is
     // unresolved, and every view it expects on the twins is fed again by a daemon sub whose
     // snapshot the shadow gate released (the views swap back only then).
-    if (fed >= st.final_flush_seq && UnresolvedRoomMids(*client, k.second).empty() &&
+    if (fed >= st.final_flush_seq && HoldingRoomMids(*client, k.second).empty() &&
         opt_props_->SwapBackReady(id, k.second)) {
       st.ghost_open = false;
       auto& [step, qids] = room_swap_back_[id];
@@ -230,12 +230,28 @@ std::set<int64_t> Simulation::UnresolvedRoomMids(const SimClient& c, const std::
   return out;
 }
 
+std::set<int64_t> Simulation::HoldingRoomMids(const SimClient& c, const std::string& key) {
+  // An unresolved mid the client no longer lists was dropped by a failed replay (seed 002: a
+  // re-invocation that fails on the new base is dead — an addComment whose issue another client
+  // deleted): it no longer holds the ghost. The one fact read from the backend here — the
+  // single-domain client model cannot replay room entries (README "Not yet", as room-deopt-seq).
+  std::set<int64_t> unresolved = UnresolvedRoomMids(c, key);
+  std::set<int64_t> listed;
+  for (const PendingMutation& p : c.backend().pending()) {
+    if (p.mid && p.domain == key) listed.insert(*p.mid);
+  }
+  const size_t before = unresolved.size();
+  std::erase_if(unresolved, [&](int64_t mid) { return !listed.contains(mid); });
+  if (unresolved.size() < before) Count("check.room_ghost_fence.dropped_unverified");
+  return unresolved;
+}
+
 void Simulation::OnRoomStuck(SimClient* client, const DowngradeStuckEvent& e) {
   RoomViewState& st = room_views_state_[{client->client_id(), e.source_key}];
   Count("room.stuck_event");
   CheckNow("room-stuck",
            props::CheckStuckEvent(client->client_id(), e.source_key, st.stuck_fired, e.mids,
-                                  UnresolvedRoomMids(*client, e.source_key)));
+                                  HoldingRoomMids(*client, e.source_key)));
   if (st.stuck_fired++ > 0) return;
   // The app recovers a stuck ghost by reconnecting the room (which cancels the ghost): the
   // re-sent verdicts resolve there.
@@ -295,20 +311,9 @@ void Simulation::CheckGhostFences() {
       if (!c.views().contains(qid)) continue;
       swapped_to[qid] = c.backend().SwappedTo(qid);
     }
-    // An unresolved mid the client no longer lists was dropped by a failed replay (seed 002: a
-    // re-invocation that fails on the new base is dead — an addComment whose issue another client
-    // deleted): it no longer holds the ghost. The one fact read from the backend here — the
-    // single-domain client model cannot replay room entries (README "Not yet", as room-deopt-seq).
-    std::set<int64_t> unresolved = UnresolvedRoomMids(c, k.second);
-    std::set<int64_t> listed;
-    for (const PendingMutation& p : c.backend().pending()) {
-      if (p.mid && p.domain == k.second) listed.insert(*p.mid);
-    }
-    const size_t before = unresolved.size();
-    std::erase_if(unresolved, [&](int64_t mid) { return !listed.contains(mid); });
-    if (unresolved.size() < before) Count("check.room_ghost_fence.dropped_unverified");
     CheckNow("room-ghost-fence",
-             props::CheckGhostFence(k.first, k.second, mark, st.final_flush_seq, unresolved,
+             props::CheckGhostFence(k.first, k.second, mark, st.final_flush_seq,
+                                    HoldingRoomMids(c, k.second),
                                     c.backend().ghosts().contains(k.second), swapped_to));
   }
 }
